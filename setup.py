@@ -1,0 +1,39 @@
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = 'fric'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'examples', 'bench']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/launch', glob('launch/*.launch.xml') + glob('launch/*.py')),
+        ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
+    ],
+    python_requires='>=3.11',
+    install_requires=['numpy', 'scipy', 'matplotlib'],
+    extras_require={
+        # ROS 2 kilted for Python 3.11 from PyPI; a colcon build uses package.xml instead.
+        'ros': [
+            'ros-rclpy',
+            'ros-rmw-fastrtps-cpp',
+            'ros-sensor-msgs',
+            'ros-std-msgs',
+            'ros-geometry-msgs',
+            'ros-visualization-msgs',
+            'ros-diagnostic-msgs',
+            'ros-std-srvs',
+            'ros-rcl-interfaces',
+        ],
+        'dev': ['pytest', 'colcon-core', 'colcon-ros', 'colcon-python-setup-py'],
+    },
+    zip_safe=True,
+    maintainer='fric maintainers',
+    maintainer_email='fric@example.invalid',
+    description='Physically correct friction for ROS 2 joints and haptic devices',
+    license='Apache-2.0',
+)
