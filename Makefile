@@ -1,0 +1,57 @@
+# fric — the user commands. `make demo` and `make test` work on a fresh clone: they create .venv
+# (Python 3.11 + ROS 2 kilted wheels from PyPI) on first use.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+
+# DDS stays on loopback; every recipe (and every process it starts) sees these.
+ROS_DOMAIN_ID ?= 42
+export ROS_DOMAIN_ID
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+export MPLBACKEND := Agg
+export PYTHONDONTWRITEBYTECODE := 1
+
+VENV  := .venv
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench venv clean
+
+demo: $(STAMP)
+	$(PY) examples/element_demo.py --out out/demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider test
+
+bench: $(STAMP)
+	@benches='$(sort $(wildcard bench/*.py))'; \
+	if [ -z "$$benches" ]; then echo "error: no bench/*.py found" >&2; exit 1; fi; \
+	for f in $$benches; do echo "== $$f"; $(PY) "$$f"; done
+
+venv: $(STAMP)
+
+# The ROS 2 kilted wheels on PyPI are built for CPython 3.11 only (cp311), so the venv must be 3.11.
+$(PY):
+	@py=; \
+	for c in python3.11 python3; do \
+	  p=$$(command -v $$c) || continue; \
+	  if "$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then py=$$p; break; fi; \
+	done; \
+	if [ -z "$$py" ]; then \
+	  echo "error: fric needs Python 3.11 (python3.11, or python3 being 3.11, on PATH):" >&2; \
+	  echo "       the ROS 2 kilted wheels on PyPI are built for CPython 3.11 only." >&2; \
+	  exit 1; \
+	fi; \
+	echo "creating $(VENV) with $$py"; \
+	"$$py" -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
+
+# Re-install when a package is added too: the editable finder only maps the packages it was installed with.
+$(STAMP): setup.py setup.cfg package.xml $(wildcard fric_*/__init__.py) | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[ros,dev]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) out build install log .pytest_cache *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
