@@ -1,0 +1,10 @@
+"""fric_core — physically correct friction as discrete-time elements (numpy/scipy only, no ROS).
+
+Modules:
+    laws          friction laws Φ and their implicit counterparts Φ_Z (Kikuuwe et al. 2006)
+    elements      the implicit-Euler elements: models A, B, C, D
+    baselines     conventional models (Karnopp, Quinn, viscosity, Dahl, LuGre, elasto-plastic)
+    design        parameter design conditions (15), (48), (63)
+"""
+
+__version__ = "0.1.0"
