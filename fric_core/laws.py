@@ -374,12 +374,18 @@ class AsymmetricFriction(FrictionLaw):
     def _phi_z_scalar(self, x: float, Z: float) -> float:
         s = x / Z
         if s > self.Dp:
-            sp, wp = self._segment(self.sp, self.Dp - self.Cp, self.bp, Z)
+            sp, wp = self.sp, self.dv
+            if 1.0 + sp * Z <= 0.0:  # (15) fails: widen the drop (see class docstring)
+                sp = -0.5 / Z
+                wp = (self.Dp - self.Cp) / (self.bp - sp)
             if x <= Z * self.Dp + wp * (1.0 + sp * Z):
                 return (self.Dp + sp * x) / (1.0 + sp * Z)
             return (self.Cp + self.bp * x) / (1.0 + self.bp * Z)
         if s < self.Dn:
-            sn, wn = self._segment(self.sn, -self.Cn - self.Dn, self.bn, Z)
+            sn, wn = self.sn, self.dv
+            if 1.0 + sn * Z <= 0.0:
+                sn = -0.5 / Z
+                wn = (-self.Cn - self.Dn) / (self.bn - sn)
             if x >= Z * self.Dn - wn * (1.0 + sn * Z):
                 return (self.Dn + sn * x) / (1.0 + sn * Z)
             return (-self.Cn + self.bn * x) / (1.0 + self.bn * Z)
