@@ -89,6 +89,17 @@ class _Element:
                             "see Sec. IV-C: with B^2 = 4KM keep dt^2 < M/(4K)")
         warn_design(msgs, stacklevel=4)
 
+    def _contact_constants(self) -> ArrayLike:
+        """B + T K of the presliding spring-damper (models C, D) and the coefficients of (38c)."""
+        c = self.B + self.dt * self.K
+        if np.any(np.asarray(c) <= 0.0):
+            raise ValueError("B: B + dt*K must be > 0 (a contact with K = B = 0 has no "
+                             "presliding element)")
+        self._Kc = self.K / c
+        self._Bc = self.B / c
+        self._Tc = self.dt / c
+        return c
+
     # -- shape --------------------------------------------------------------------------------
     def _fix_shape(self, n: int | None) -> None:
         """Set the element's shape: None for scalar, n for vectors; (re)initialises the state."""
@@ -316,15 +327,7 @@ class MasslessImpedance(_Element):
         self.K = param("K", K, minimum=0.0)
         self.B = param("B", B, minimum=0.0)
         self._setup(law, dt, per_joint, K=self.K, B=self.B)
-        c = self.B + self.dt * self.K
-        if np.any(np.asarray(c) <= 0.0):
-            raise ValueError("B: B + dt*K must be > 0 (a contact with K = B = 0 has no "
-                             "presliding element)")
-        self._c = c
-        self.Z = 1.0 / c
-        self._Kc = self.K / c
-        self._Bc = self.B / c
-        self._Tc = self.dt / c
+        self.Z = 1.0 / self._contact_constants()
         self._design_warnings(mass=mass, K=self.K, B=self.B)
         self.reset()
 
@@ -391,13 +394,7 @@ class CompliantAdmittance(_Element):
         self._u0 = param("u0", u0)
         self._setup(law, dt, per_joint, {"u0": self._u0}, M=self.M, K=self.K, B=self.B)
         T = self.dt
-        c = self.B + T * self.K
-        if np.any(np.asarray(c) <= 0.0):
-            raise ValueError("B: B + dt*K must be > 0 (a contact with K = B = 0 has no "
-                             "presliding element)")
-        self._Kc = self.K / c
-        self._Bc = self.B / c
-        self._Tc = T / c
+        c = self._contact_constants()
         self._TM = T / self.M
         self.Z = (T * T * self.K + T * self.B + self.M) / (self.M * c)  # A of eq. (44)
         self._design_warnings()
