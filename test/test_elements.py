@@ -348,3 +348,44 @@ def test_design_warnings_at_construction_only():
         MasslessImpedance(6000.0, 10.0,
                           AsymmetricFriction(1.7714, 1.729, 0.457, 0.6196, 2.1302, -1.8623,
                                              0.007), 1e-3)
+
+
+# --- literal transcriptions of the paper's procedures ----------------------------------------
+def test_models_match_literal_transcription_of_the_paper():
+    """The elements against straight transcriptions of (36), (38), (45) with Coulomb Φ_Z (23).
+    Model B keeps (e, v) instead of (e_{k−1}, e_{k−2}, u_{k−1}); this shows it is the same
+    scheme. Agreement to 1e-9 relative: only the order of float operations differs."""
+    T, M, K, B, F = 1e-3, 1.3, 2e4, 150.0, 6.0
+
+    def phiz(x, Z):  # (23)
+        return F * math.copysign(1.0, x) if abs(x) > Z * F else x / Z
+
+    C = M + T * B + T * T * K  # (35)
+    e1 = e2 = u1 = 0.0
+    b = InertialImpedance(M, K, B, Coulomb(F), T)
+    ec = 0.0
+    c = MasslessImpedance(K, B, Coulomb(F), T)
+    A = (T * T * K + T * B + M) / (M * (B + T * K))  # (44)
+    ud, ed = 0.0, 0.0
+    d = CompliantAdmittance(M, K, B, Coulomb(F), T)
+    for k in range(1, 4001):
+        u = 0.3 * math.sin(3.0 * k * T) + 0.05 * math.sin(40.0 * k * T)
+        h_in = 9.0 * math.sin(2.0 * k * T)
+        # model B, (36a)-(36d)
+        vs = u + T * K / C * e1 - M / C * (u - u1 + (e1 - e2) / T)
+        f = phiz(vs, T / C)
+        e = e1 + T * u - T * (vs - T * f / C)
+        h = K * e + B * (e - e1) / T
+        assert b.step(u) == pytest.approx(h, rel=1e-9, abs=1e-9)
+        e2, e1, u1 = e1, e, u
+        # model C, (38a)-(38c)
+        vs = u + K * ec / (B + T * K)
+        f = phiz(vs, 1.0 / (B + T * K))
+        ec = (B * ec + T * f) / (B + T * K)
+        assert c.step(u) == pytest.approx(f, rel=1e-9, abs=1e-9)
+        # model D, (45a)-(45d)
+        vs = ud + T * h_in / M + K * ed / (B + T * K)
+        f = phiz(vs, A)
+        ed = (B * ed + T * f) / (B + T * K)
+        ud = ud + T * (h_in - f) / M
+        assert d.step(h_in) == pytest.approx(ud, rel=1e-9, abs=1e-12)
