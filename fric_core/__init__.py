@@ -4,6 +4,7 @@ Modules:
     laws          friction laws Φ and their implicit counterparts Φ_Z (Kikuuwe et al. 2006)
     elements      the implicit-Euler elements: models A, B, C, D
     baselines     conventional models (Karnopp, Quinn, viscosity, Dahl, LuGre, elasto-plastic)
+    coupling      run elements over a force sequence; impedance element on a mass (eq. 60)
     design        parameter design conditions (15), (48), (63)
 """
 
