@@ -41,7 +41,7 @@ from typing import NamedTuple, Union
 
 import numpy as np
 
-from ._checks import named_sizes, param
+from ._checks import param
 from .elements import _Element
 from .laws import FrictionLaw
 
@@ -74,14 +74,10 @@ class _Baseline(_Element):
     def _setup_plain(self, dt: float, per_joint, **params) -> None:
         """For the bristle models, which carry their own parameters instead of a law."""
         _check_per_joint(per_joint)
-        self.dt = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
-        self._n0 = named_sizes(**params)
-        self.per_joint = True
+        self._setup_shape(dt, True, **params)
 
-    def _fix_shape(self, n: int | None) -> None:
-        self._n = n
-        self._scalar = n is None
-        self._init_state()
+    def _on_shape(self, n: int | None) -> None:
+        """No Φ_Z to pick: the bristle models need nothing shape-specific."""
 
     def _zeros(self):
         return 0.0 if self._n is None else np.zeros(self._n)
@@ -90,7 +86,7 @@ class _Baseline(_Element):
 class _LawBaseline(_Baseline):
     """Baselines using a law's Φ (``_phi_scalar``/``_phi_each``) and static bounds Φ(±0)."""
 
-    def _fix_shape(self, n: int | None) -> None:
+    def _on_shape(self, n: int | None) -> None:
         law = self.law
         if n is None and not law.scalar_ok:  # pragma: no cover - rejected by _setup already
             raise ValueError(f"{self._input_name}: {type(law).__name__} needs a vector")
@@ -101,7 +97,6 @@ class _LawBaseline(_Baseline):
         else:
             self._lo, self._hi = lo, hi
         self._shape_constants(n)
-        super()._fix_shape(n)
 
     def _shape_constants(self, n: int | None) -> None:
         """Hook: constants that depend on the (now known) shape."""

@@ -51,32 +51,40 @@ class _Element:
 
     def _setup(self, law: FrictionLaw, dt: float, per_joint: bool | None,
                initial: dict | None = None, **params) -> None:
-        """``params``: physical parameters (arrays mean per-joint); ``initial``: initial state
-        values (arrays only fix the shape)."""
+        """Validate ``law`` and ``dt`` and settle the shape (see :meth:`_setup_shape`)."""
         if not isinstance(law, FrictionLaw):
             raise ValueError(f"law: expected a fric_core.laws law (e.g. Coulomb(F)), got {law!r}")
         self.law = law
+        self._setup_shape(dt, per_joint, initial, law=law, **params)
+        self._phiz_scalar = law._phi_z_scalar if law.scalar_ok else None
+
+    def _setup_shape(self, dt: float, per_joint: bool | None, initial: dict | None = None, *,
+                     law: FrictionLaw | None = None, **params) -> None:
+        """Validate ``dt``; infer the size and the per-joint reading.
+
+        ``params``: physical parameters (arrays mean per-joint); ``initial``: initial state
+        values (arrays only fix the shape); ``law``: its per-joint parameters count as params.
+        """
         self.dt = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
         n = named_sizes(**params, **(initial or {}))
-        if law.size is not None:
+        if law is not None and law.size is not None:
             if n is not None and n != law.size:
                 raise ValueError(f"law: has {law.size} per-joint parameter sets but the element "
                                  f"parameters have {n}")
             n = law.size
         arrays = any(isinstance(v, np.ndarray) for v in params.values())
+        law_per_joint = law is not None and law.per_joint
         if per_joint is None:
-            per_joint = law.per_joint or arrays
-        elif not per_joint and (law.per_joint or any(isinstance(v, np.ndarray)
-                                                     for v in params.values())):
+            per_joint = law_per_joint or arrays
+        elif not per_joint and (law_per_joint or arrays):
             raise ValueError("per_joint: array-valued parameters (or a 1-D-only law such as "
                              "AsymmetricFriction) describe independent joints; per_joint=False "
                              "needs scalar parameters")
-        if per_joint and not law.scalar_ok:
+        if per_joint and law is not None and not law.scalar_ok:
             raise ValueError(f"per_joint: {type(law).__name__} is an n-D contact law and cannot "
                              "act on independent joints")
         self.per_joint = bool(per_joint)
         self._n0 = n
-        self._phiz_scalar = law._phi_z_scalar if law.scalar_ok else None
 
     def _design_warnings(self, mass: float | None = None, K: ArrayLike = 0.0,
                          B: ArrayLike = 0.0) -> None:
@@ -105,6 +113,11 @@ class _Element:
         """Set the element's shape: None for scalar, n for vectors; (re)initialises the state."""
         self._n = n
         self._scalar = n is None
+        self._on_shape(n)
+        self._init_state()
+
+    def _on_shape(self, n: int | None) -> None:
+        """Hook run once the shape is known: the implicit elements pick their Φ_Z."""
         if n is None:
             if not self.law.scalar_ok:
                 raise ValueError(f"{self._input_name}: {type(self.law).__name__} needs a vector")
@@ -113,7 +126,6 @@ class _Element:
             self._phiz = self.law._phi_z_each
         else:
             self._phiz = self.law._phi_z_iso
-        self._init_state()
 
     def _step_checked(self, x):
         """Validate and convert ``x``, fixing the shape on the first step if still open."""
