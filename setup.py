@@ -15,7 +15,7 @@ setup(
         ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
     ],
     python_requires='>=3.11',
-    install_requires=['numpy', 'scipy', 'matplotlib'],
+    install_requires=['numpy', 'scipy', 'matplotlib', 'pyserial'],
     extras_require={
         # ROS 2 kilted for Python 3.11 from PyPI; a colcon build uses package.xml instead.
         'ros': [

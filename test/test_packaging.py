@@ -79,7 +79,9 @@ def test_package_xml_agrees_with_setup_py(monkeypatch):
 
     exec_depends = [e.text for e in xml.findall('exec_depend')]
     ros_deps = [d for d in exec_depends if not d.startswith('python3-')]
-    py_deps = [d.removeprefix('python3-') for d in exec_depends if d.startswith('python3-')]
+    rosdep_to_pip = {'python3-serial': 'pyserial'}  # rosdep keys whose pip name differs
+    py_deps = [rosdep_to_pip.get(d, d.removeprefix('python3-'))
+               for d in exec_depends if d.startswith('python3-')]
     ros_extra = set(kw['extras_require']['ros'])
     wheels = {'ros-' + d.replace('_', '-') for d in ros_deps}
     assert wheels <= ros_extra, f'exec_depends without a wheel in the ros extra: {wheels - ros_extra}'
