@@ -1,0 +1,23 @@
+"""Topic, service and node names of the fric ROS interface (CONTRACT.md).
+
+Topic names are relative, so namespaces and remaps work; they follow ros2_control's conventions so
+a fric node can stand in for, or sit beside, ``joint_state_broadcaster`` and
+``forward_command_controller``.
+"""
+
+# Topics
+JOINT_STATES = "joint_states"  #: sensor_msgs/JointState
+EFFORT_COMMANDS = "effort_controller/commands"  #: std_msgs/Float64MultiArray, one per joint
+POSITION_COMMANDS = "position_controller/commands"  #: std_msgs/Float64MultiArray
+WRENCH = "wrench"  #: geometry_msgs/WrenchStamped
+MARKERS = "~/markers"  #: visualization_msgs/MarkerArray
+DIAGNOSTICS = "/diagnostics"  #: diagnostic_msgs/DiagnosticArray
+
+# Services
+IDENTIFY = "~/identify"  #: std_srvs/Trigger on friction_identifier (-> friction_identifier/identify)
+
+# Executables / default node names
+FRICTION_RENDERER = "friction_renderer"
+TRANSMISSION_SIM = "transmission_sim"
+FRICTION_IDENTIFIER = "friction_identifier"
+HAPTIC_STAGE = "haptic_stage"
