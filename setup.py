@@ -31,6 +31,11 @@ setup(
         ],
         'dev': ['pytest', 'colcon-core', 'colcon-ros', 'colcon-python-setup-py'],
     },
+    entry_points={
+        'console_scripts': [
+            'fric = fric_nodes.cli:main',
+        ],
+    },
     zip_safe=True,
     maintainer='fric maintainers',
     maintainer_email='fric@example.invalid',
