@@ -13,6 +13,7 @@ setup(
         ('share/' + package_name, ['package.xml']),
         ('share/' + package_name + '/launch', glob('launch/*.launch.xml') + glob('launch/*.py')),
         ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
+        ('share/' + package_name + '/config/ros2_control', glob('config/ros2_control/*.yaml')),
     ],
     python_requires='>=3.11',
     install_requires=['numpy', 'scipy', 'matplotlib', 'pyserial'],
