@@ -1,0 +1,611 @@
+"""``friction_renderer``: renders fric_core friction elements on a set of joints.
+
+Paper 000 (Kikuuwe et al. 2006), Sec. IV-D and V:
+
+* ``mode: impedance`` (backdrivable devices; model C, or B): per ``joint_states`` message the
+  velocities of the configured joints go into the element, ``f = element.step(v)``, and
+  ``−f`` saturated to ±``max_effort`` is published on ``effort_controller/commands``.
+* ``mode: admittance`` (stiff, force-sensed devices; model A, or D): per force message
+  (``wrench``, or the ``effort`` field of ``joint_states``) the measured force, saturated to
+  ±``max_effort``, goes into the element, whose velocity is integrated into a position
+  setpoint published on ``position_controller/commands``. The setpoint starts at the measured
+  position whenever rendering starts or restarts.
+
+Design choices (documented here once, referred to below):
+
+* **One element step per accepted message.** The elements are fixed-step (``dt``). A header stamp
+  jump above 1.5 dt counts ``round(jump/dt) − 1`` lost cycles (diagnostics), but the element still
+  advances exactly one step: stepping it several times on one stale velocity would extrapolate,
+  and a variable step would change the element's constants (Z, the presliding spring) per message.
+* **Stamps.** A stamp not after the last accepted one (out of order, duplicate, clock going
+  backwards) is rejected. A zero stamp (the publisher does not stamp) is replaced by the receive
+  time; gap counting is then only as good as the receive-time jitter. After a watchdog trip any
+  stamp is accepted again, so a restarted publisher (or a restarted simulated clock) resumes.
+* **Bad input** (non-finite values, missing joints, unknown-only names, length mismatches,
+  duplicate names, backwards stamps): counted per reason with the last message, logged
+  (throttled), and answered with the safe output: the last command again (impedance: the last
+  effort, clipped to the current ``max_effort``, zero after a trip; admittance: the held setpoint).
+  The watchdog measures time since the last *valid* input, so a stream of bad messages ends in the
+  watchdog's zero effort / held position like silence does.
+* **Watchdog** (steady-clock timer): no valid input for ``watchdog_timeout`` → zero effort
+  (impedance) or hold the last setpoint (admittance), repeated on every watchdog tick while
+  tripped; the element is reset, so rendering resumes from rest when inputs return.
+* **Live retuning** validates the whole new parameter set (descriptor ranges, choices, building
+  every joint's law and element, the design checks of :mod:`fric_interfaces.renderer_params`)
+  and, when accepted, swaps in a new element *at rest* before the next input message (the
+  velocity/presliding state is not carried over: the new parameters could put it outside the new
+  static set). In admittance mode the setpoint is kept, so the position never jumps; in impedance
+  mode a stuck contact's spring force restarts from zero and builds up again within F/K of motion.
+* **max_effort** bounds the commanded effort (impedance) or the measured force the element sees
+  (admittance: a load-cell spike cannot throw the setpoint); active saturation is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+
+import numpy as np
+import rclpy
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Point, WrenchStamped
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.clock import Clock, ClockType
+from rclpy.exceptions import ParameterException
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Float64MultiArray
+from visualization_msgs.msg import Marker, MarkerArray
+
+from fric_interfaces import names, qos
+from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointStateReader,
+                                         wrench_to_arrays)
+from fric_interfaces.parameters import check, declare
+from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
+                                             resolve_element, validate_globals)
+
+__all__ = ["FrictionRenderer", "main"]
+
+_AXES = {"x": 0, "y": 1, "z": 2}
+_STICK = ColorRGBA(r=0.15, g=0.35, b=1.0, a=1.0)  # blue
+_SLIP = ColorRGBA(r=1.0, g=0.55, b=0.0, a=1.0)  # orange
+_LAT_RING = 4096  # latency samples kept per diagnostics period (power of two)
+
+
+def _reason_of(err: InputError) -> str:
+    """A short machine-readable reason for a rejected message (diagnostic key)."""
+    text = err.reason
+    if err.field == "name":
+        return "duplicate_joint_name" if "duplicate" in text else "missing_joint"
+    if "non-finite" in text:
+        return "non_finite"
+    if "empty" in text:
+        return "empty_field"
+    if "entries" in text:
+        return "length_mismatch"
+    return f"bad_{err.field}"
+
+
+class FrictionRenderer(Node):
+    """The friction renderer node (see the module docstring). ``kwargs`` go to ``Node``
+    (e.g. ``parameter_overrides``, ``namespace``)."""
+
+    def __init__(self, node_name: str = names.FRICTION_RENDERER, **kwargs):
+        super().__init__(node_name, **kwargs)
+        try:
+            self._setup()
+        except Exception:
+            self.destroy_node()
+            raise
+
+    # ------------------------------------------------------------------ set-up
+    def _declare(self, specs) -> dict:
+        specs = tuple(specs)
+        self._specs.update({s.name: s for s in specs})
+        try:
+            return declare(self, specs)
+        except ParameterException as e:
+            raise ValueError(f"{e} (doubles need a decimal point in YAML: 4.0, not 4)") from None
+
+    def _setup(self) -> None:
+        self._specs = {}
+        values = self._declare(GLOBAL_SPECS)
+        validate_globals(values)
+        self._joints = joints = tuple(values["joints"])
+        values.update(self._declare(s for j in joints for s in joint_specs(j)))
+        self._values = values
+        n = self._n = len(joints)
+        self._mode = values["mode"]
+        self._element = resolve_element(values["mode"], values["element"])
+        self._impedance = self._mode == "impedance"
+        self._dt = float(values["dt"])
+        self._dt_ns = self._dt * 1e9
+        self._gap_ns = 1.5 * self._dt_ns
+        self._bank, notes = build_bank(self._element, self._dt, joints, values,
+                                       design_check=values["design_check"])
+        for m in notes:
+            self.get_logger().warning(f"design: {m}")
+        self._warn_unused_overrides()
+
+        use_sim = bool(self.get_parameter("use_sim_time").value)
+        self._now_ns = (lambda: self.get_clock().now().nanoseconds) if use_sim else time.time_ns
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+
+        # hot-path state (preallocated)
+        self._cmd = np.zeros(n)  # last published command (effort or position setpoint)
+        self._buf = np.zeros(n)  # scratch
+        self._writer = Float64ArrayWriter()
+        self._new_bank = None  # accepted retune, swapped in before the next input
+        self._staged = None  # validated parameter set between the on-set and post-set callbacks
+        self._last_t = -1  # last accepted stamp [ns]
+        self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
+        self._tripped = False
+        self._rendering = False  # admittance: setpoint initialised from the measured position
+        self._force = np.zeros(n)  # admittance wrench input
+        self._pos_mono = None  # admittance/wrench: receipt of the last valid joint_states
+        self._lat = np.zeros(_LAT_RING)
+        self._lat_n = 0
+        # statistics
+        self._accepted = self._accepted_period = 0
+        self._lost = self._lost_period = 0
+        self._zero_stamps = 0
+        self._rejected: dict[str, int] = {}
+        self._rejected_last: dict[str, str] = {}
+        self._rejected_period = 0
+        self._rejected_latest = ""
+        self._trips = 0
+        self._sat = np.zeros(n, dtype=np.int64)  # saturated cycles per joint, this period
+        self._sat_total = 0
+        self._diag_mono = time.monotonic()
+        self._apply_live(values)
+
+        # topics
+        if self._impedance:
+            self._reader = JointStateReader(joints, ("position", "velocity"))
+            self._input_topic = names.JOINT_STATES
+            self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
+                                              qos.CONTROL_PUB)
+            self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
+                                     qos.CONTROL_SUB)
+        else:
+            self._out = self.create_publisher(Float64MultiArray, names.POSITION_COMMANDS,
+                                              qos.CONTROL_PUB)
+            if values["admittance_input"] == "joint_effort":
+                self._reader = JointStateReader(joints, ("position", "effort"))
+                self._input_topic = names.JOINT_STATES
+                self.create_subscription(JointState, names.JOINT_STATES,
+                                         self._on_effort_state, qos.CONTROL_SUB)
+            else:
+                self._reader = JointStateReader(joints, ("position",))
+                self._axis = _AXES[values["wrench_axis"]]
+                self._input_topic = names.WRENCH
+                self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench,
+                                         qos.CONTROL_SUB)
+                self.create_subscription(JointState, names.JOINT_STATES, self._on_position,
+                                         qos.CONTROL_SUB)
+        self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
+        self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
+        self._watchdog_timer = None
+        self._make_watchdog_timer()
+        self.create_timer(1.0 / values["marker_rate"], self._on_markers, clock=self._steady)
+        self.create_timer(values["diagnostics_period"], self._on_diagnostics,
+                          clock=self._steady)
+        self._markers = self._make_markers()
+
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_post_set_parameters_callback(self._on_parameters_set)
+        self.get_logger().info(
+            f"{self._mode} mode, {self._element} ({self._bank.layout}) on joints "
+            f"{list(joints)}, dt={self._dt:g} s, input {self._input_topic}")
+
+    def _warn_unused_overrides(self) -> None:
+        """Log parameters given in YAML/launch that the node does not use (typos)."""
+        given = getattr(self, "_parameter_overrides", {}) or {}
+        unused = sorted(k for k in given if k not in self._specs and k != "use_sim_time")
+        if unused:
+            self.get_logger().warning(f"ignoring unknown parameters {unused} (joints are "
+                                      f"{list(self._joints)})")
+
+    def _apply_live(self, values: dict) -> None:
+        """Take over the parameters that change without rebuilding the element."""
+        self._max_effort = float(values["max_effort"])
+        self._timeout_ns = int(values["watchdog_timeout"] * 1e9)
+        self._marker_scale = float(values["marker_scale"])
+        self._marker_frame = values["marker_frame"]
+
+    def _make_watchdog_timer(self) -> None:
+        if self._watchdog_timer is not None:
+            self.destroy_timer(self._watchdog_timer)
+        period = min(max(self._timeout_ns * 1e-9 / 4.0, 0.001), 0.05)
+        self._watchdog_timer = self.create_timer(period, self._on_watchdog, clock=self._steady)
+
+    # ------------------------------------------------------------------ hot path
+    def _admit(self, msg, read, topic: str) -> bool:
+        """Stamp checks and message reading; False (after the safe output) if rejected."""
+        rx = self._now_ns()
+        st = msg.header.stamp
+        t = st.sec * 1_000_000_000 + st.nanosec
+        stamped = t != 0
+        if not stamped:
+            t = rx
+            self._zero_stamps += 1
+        last = self._last_t
+        if t <= last:
+            self._reject("stamp_not_increasing",
+                         f"{topic}: header stamp {t} ns is not after the last accepted "
+                         f"{last} ns (out of order, duplicate or clock going backwards)")
+            return False
+        try:
+            read(msg)
+        except InputError as e:
+            self._reject(_reason_of(e), f"{topic}: {e}")
+            return False
+        if last >= 0 and t - last > self._gap_ns:
+            lost = int(round((t - last) / self._dt_ns)) - 1
+            self._lost += lost
+            self._lost_period += lost
+        self._last_t = t
+        if stamped:
+            self._lat[self._lat_n & (_LAT_RING - 1)] = rx - t
+            self._lat_n += 1
+        self._last_valid_mono = time.monotonic_ns()
+        self._accepted += 1
+        self._accepted_period += 1
+        if self._new_bank is not None:
+            self._bank, self._new_bank = self._new_bank, None
+        self._tripped = False
+        return True
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        """Impedance mode: one element step per joint_states message."""
+        if not self._admit(msg, self._reader.read, "joint_states"):
+            return
+        f = self._bank.step(self._reader.velocity)
+        cmd = self._cmd
+        m = self._max_effort
+        np.negative(f, out=cmd)
+        if np.abs(cmd, out=self._buf).max() > m:
+            self._sat += self._buf > m
+            self._sat_total += 1
+            np.clip(cmd, -m, m, out=cmd)
+        self._out.publish(self._writer.fill(cmd))
+
+    def _on_effort_state(self, msg: JointState) -> None:
+        """Admittance mode, joint_effort input: force and position from joint_states."""
+        if not self._admit(msg, self._reader.read, "joint_states"):
+            return
+        self._render_admittance(self._reader.effort, self._reader.position)
+
+    def _read_wrench(self, msg: WrenchStamped) -> None:
+        force, _ = wrench_to_arrays(msg)
+        self._force[0] = force[self._axis]
+
+    def _on_wrench(self, msg: WrenchStamped) -> None:
+        """Admittance mode, wrench input (1 joint): one element step per wrench message."""
+        if not self._rendering and (self._pos_mono is None or time.monotonic_ns()
+                                    - self._pos_mono > self._timeout_ns):
+            self._reject("no_position", "wrench: no recent joint_states to start the position "
+                         "setpoint from; waiting", publish=False)
+            return
+        if not self._admit(msg, self._read_wrench, "wrench"):
+            return
+        self._render_admittance(self._force, self._reader.position)
+
+    def _on_position(self, msg: JointState) -> None:
+        """Admittance mode, wrench input: the measured position (to start the setpoint)."""
+        try:
+            self._reader.read(msg)
+        except InputError as e:
+            self._reject(_reason_of(e), f"joint_states: {e}", publish=False)
+            return
+        self._pos_mono = time.monotonic_ns()
+
+    def _render_admittance(self, h: np.ndarray, position: np.ndarray) -> None:
+        sp = self._cmd
+        if not self._rendering:
+            sp[:] = position
+            self._rendering = True
+        m = self._max_effort
+        hc = self._buf
+        np.abs(h, out=hc)
+        if hc.max() > m:
+            self._sat += hc > m
+            self._sat_total += 1
+            np.clip(h, -m, m, out=hc)
+        else:
+            hc[:] = h
+        v = self._bank.step(hc)
+        sp += np.multiply(v, self._dt, out=hc)
+        self._out.publish(self._writer.fill(sp))
+
+    # ------------------------------------------------------------------ safety
+    def _reject(self, reason: str, text: str, publish: bool = True) -> None:
+        self._rejected[reason] = self._rejected.get(reason, 0) + 1
+        self._rejected_last[reason] = text
+        self._rejected_latest = text
+        self._rejected_period += 1
+        self.get_logger().warning(f"rejected input: {text}", throttle_duration_sec=1.0)
+        if publish:
+            self._publish_safe()
+
+    def _publish_safe(self) -> None:
+        """Impedance: the last effort again, clipped to max_effort (zero before the first valid
+        input and after a trip). Admittance: the held setpoint, or nothing before one exists."""
+        if self._impedance:
+            m = self._max_effort
+            np.clip(self._cmd, -m, m, out=self._cmd)
+        elif not self._rendering and not self._tripped:
+            return  # no setpoint yet: no position to hold
+        self._out.publish(self._writer.fill(self._cmd))
+
+    def _on_watchdog(self) -> None:
+        if self._last_valid_mono is None:
+            return  # waiting for the first input
+        if self._tripped:
+            self._publish_safe()
+        elif time.monotonic_ns() - self._last_valid_mono > self._timeout_ns:
+            self._trip()
+
+    def _trip(self) -> None:
+        self._tripped = True
+        self._trips += 1
+        if self._new_bank is not None:
+            self._bank, self._new_bank = self._new_bank, None
+        self._bank.reset()
+        self._last_t = -1
+        if self._impedance:
+            self._cmd[:] = 0.0
+        self._rendering = False  # admittance: restart from the measured position
+        self._publish_safe()
+        self.get_logger().warning(
+            f"watchdog: no valid {self._input_topic} for {self._timeout_ns * 1e-9:g} s: "
+            + ("commanding zero effort" if self._impedance else "holding the position"))
+
+    def publish_stop(self) -> None:
+        """Final safe command at shutdown: zero effort, or hold the last setpoint."""
+        if self._impedance:
+            self._cmd[:] = 0.0
+            self._out.publish(self._writer.fill(self._cmd))
+        elif self._rendering or self._tripped:
+            self._out.publish(self._writer.fill(self._cmd))
+
+    @property
+    def last_command(self) -> np.ndarray:
+        """A copy of the last command published (effort, or position setpoint)."""
+        return self._cmd.copy()
+
+    @property
+    def watchdog_tripped(self) -> bool:
+        return self._tripped
+
+    # ------------------------------------------------------------------ parameters
+    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+        """Validate the whole new parameter set; stage it for :meth:`_on_parameters_set`."""
+        self._staged = None
+        new = dict(self._values)
+        rebuild = False
+        for p in params:
+            spec = self._specs.get(p.name)
+            if spec is None:
+                continue  # not ours (use_sim_time, …)
+            if p.type_ == Parameter.Type.NOT_SET:
+                return SetParametersResult(successful=False,
+                                           reason=f"{p.name}: cannot be undeclared")
+            reason = check(spec, p.value)
+            if reason:
+                return SetParametersResult(successful=False, reason=f"{p.name}: {reason}")
+            new[p.name] = p.value
+            if p.name == "design_check" or p.name.rpartition(".")[2] in ELEMENT_KEYS:
+                rebuild = True
+        bank = None
+        notes = []
+        if rebuild:
+            try:
+                bank, notes = build_bank(self._element, self._dt, self._joints, new,
+                                         design_check=new["design_check"])
+            except ValueError as e:
+                return SetParametersResult(successful=False, reason=str(e))
+        self._staged = (new, bank, notes)
+        return SetParametersResult(successful=True)
+
+    def _on_parameters_set(self, params: list[Parameter]) -> None:
+        staged, self._staged = self._staged, None
+        if staged is None:
+            return
+        new, bank, notes = staged
+        old_timeout = self._timeout_ns
+        self._values = new
+        self._apply_live(new)
+        if self._timeout_ns != old_timeout:
+            self._make_watchdog_timer()
+        if bank is not None:
+            self._new_bank = bank  # swapped in, at rest, before the next input
+            self.get_logger().info(f"retuned: {[p.name for p in params]}; the element "
+                                   "restarts from rest")
+        for m in notes:
+            self.get_logger().warning(f"design: {m}")
+
+    # ------------------------------------------------------------------ markers
+    def _make_markers(self) -> MarkerArray:
+        arr = MarkerArray()
+        for i, j in enumerate(self._joints):
+            a = Marker(ns="friction", id=i, type=Marker.ARROW, action=Marker.ADD)
+            a.points = [Point(y=0.1 * i), Point(y=0.1 * i)]
+            a.scale.x, a.scale.y, a.scale.z = 0.01, 0.02, 0.02
+            a.pose.orientation.w = 1.0
+            a.lifetime = Duration(sec=0, nanosec=500_000_000)
+            t = Marker(ns="friction_label", id=i, type=Marker.TEXT_VIEW_FACING,
+                       action=Marker.ADD)
+            t.scale.z = 0.02
+            t.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+            t.pose.orientation.w = 1.0
+            t.lifetime = a.lifetime
+            arr.markers += [a, t]
+        return arr
+
+    def marker_forces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(position, friction force on the device, stuck) per joint, as the markers show."""
+        stuck = self._bank.stuck()
+        if self._impedance:
+            return self._reader.position.copy(), self._cmd.copy(), stuck
+        return self._cmd.copy(), -self._bank.friction(), stuck
+
+    def _on_markers(self) -> None:
+        if self._marker_pub.get_subscription_count() == 0:
+            return
+        pos, force, stuck = self.marker_forces()
+        stamp = self.get_clock().now().to_msg()
+        ms = self._markers.markers
+        for i, j in enumerate(self._joints):
+            a, t = ms[2 * i], ms[2 * i + 1]
+            x = float(pos[i])
+            a.header.frame_id = t.header.frame_id = self._marker_frame
+            a.header.stamp = t.header.stamp = stamp
+            a.points[0].x = x
+            a.points[1].x = x + self._marker_scale * float(force[i])
+            a.color = _STICK if stuck[i] else _SLIP
+            t.pose.position.x = x
+            t.pose.position.y = 0.1 * i
+            t.pose.position.z = 0.05
+            t.text = f"{j}: {'stick' if stuck[i] else 'slip'} {force[i]:+.2f}"
+        self._marker_pub.publish(self._markers)
+
+    # ------------------------------------------------------------------ diagnostics
+    def diagnostic_status(self) -> DiagnosticStatus:
+        """The renderer's status (published on /diagnostics); resets the per-period counters."""
+        now = time.monotonic()
+        elapsed = max(now - self._diag_mono, 1e-9)
+        self._diag_mono = now
+        rate = self._accepted_period / elapsed
+        kv = [("mode", self._mode), ("element", f"{self._element} ({self._bank.layout})"),
+              ("joints", ", ".join(self._joints)), ("input topic", self._input_topic),
+              ("dt [s]", f"{self._dt:g}"), ("input rate [Hz]", f"{rate:.1f}"),
+              ("expected rate [Hz]", f"{1.0 / self._dt:.1f}"),
+              ("accepted inputs", str(self._accepted))]
+        nlat = min(self._lat_n, _LAT_RING)
+        if nlat:
+            lat = self._lat[:nlat] * 1e-6
+            kv += [("latency mean [ms]", f"{lat.mean():.3f}"),
+                   ("latency p50 [ms]", f"{np.percentile(lat, 50):.3f}"),
+                   ("latency p99 [ms]", f"{np.percentile(lat, 99):.3f}"),
+                   ("latency max [ms]", f"{lat.max():.3f}")]
+        else:
+            kv.append(("latency [ms]", "n/a (no stamped input this period)"))
+        kv.append(("zero-stamped inputs (receive time used)", str(self._zero_stamps)))
+        kv += [("lost cycles", str(self._lost)), ("lost cycles this period",
+                                                  str(self._lost_period))]
+        if self._last_valid_mono is None:
+            wd = "waiting for first input"
+        elif self._tripped:
+            wd = "tripped: " + ("zero effort" if self._impedance else "holding position")
+        else:
+            wd = "ok"
+        kv += [("watchdog", wd), ("watchdog trips", str(self._trips)),
+               ("watchdog timeout [s]", f"{self._timeout_ns * 1e-9:g}"),
+               ("max_effort", f"{self._max_effort:g}")]
+        stuck = self._bank.stuck()
+        fr = self.marker_forces()[1]
+        for i, j in enumerate(self._joints):
+            state = "stopped" if self._tripped or self._last_valid_mono is None else (
+                "stick" if stuck[i] else "slip")
+            kv += [(f"{j} state", state), (f"{j} friction force", f"{fr[i]:+.4g}"),
+                   (f"{j} saturated cycles this period", str(int(self._sat[i])))]
+        saturated = bool(self._sat.any())
+        kv.append(("saturation", "active" if saturated else "inactive"))
+        kv.append(("rejected inputs", str(sum(self._rejected.values()))))
+        for reason in sorted(self._rejected):
+            kv += [(f"rejected {reason}", str(self._rejected[reason])),
+                   (f"rejected {reason} last", self._rejected_last[reason])]
+
+        problems = []
+        level = DiagnosticStatus.OK
+        if self._last_valid_mono is None:
+            level = DiagnosticStatus.WARN
+            problems.append(f"waiting for {self._input_topic}")
+        elif self._tripped:
+            level = DiagnosticStatus.ERROR
+            problems.append(f"watchdog tripped: no valid {self._input_topic}")
+        if self._rejected_period:
+            level = max(level, DiagnosticStatus.WARN)
+            problems.append(f"{self._rejected_period} rejected inputs, last: "
+                            f"{self._rejected_latest}")
+        if self._lost_period:
+            level = max(level, DiagnosticStatus.WARN)
+            problems.append(f"{self._lost_period} lost cycles")
+        if saturated:
+            level = max(level, DiagnosticStatus.WARN)
+            problems.append(f"saturated at max_effort {self._max_effort:g}")
+        if (self._accepted_period >= 10 and not self._tripped
+                and abs(rate * self._dt - 1.0) > 0.25):
+            level = max(level, DiagnosticStatus.WARN)
+            problems.append(f"input rate {rate:.0f} Hz does not match dt ({1 / self._dt:.0f} Hz)")
+        self._accepted_period = self._lost_period = self._rejected_period = 0
+        self._lat_n = 0
+        self._sat[:] = 0
+        return DiagnosticStatus(level=level, name=f"{self.get_fully_qualified_name()}: friction",
+                                hardware_id=",".join(self._joints),
+                                message="; ".join(problems) or "rendering",
+                                values=[KeyValue(key=k, value=v) for k, v in kv])
+
+    def _on_diagnostics(self) -> None:
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [self.diagnostic_status()]
+        self._diag_pub.publish(msg)
+
+
+def main(args=None) -> int:
+    """Run the node until Ctrl-C/SIGTERM, then command zero effort (or hold) and exit.
+
+    Non-ROS option ``--executor events|single`` (default ``events``). Measured on this 2-core
+    machine, one joint_states message in, one command out, spin_once per message: rclpy's
+    EventsExecutor ~65 us CPU per message, SingleThreadedExecutor ~200 us. The EventsExecutor's
+    ``spin()`` is broken in rclpy 9.1.2, so both are driven by ``spin_once`` in a loop.
+    """
+    argv = list(sys.argv[1:] if args is None else args)
+    parser = argparse.ArgumentParser(prog=names.FRICTION_RENDERER)
+    parser.add_argument("--executor", choices=("events", "single"), default="events")
+    opts, _ = parser.parse_known_args(remove_ros_args(["prog"] + argv)[1:])
+    rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    node = None
+    try:
+        try:
+            node = FrictionRenderer()
+        except ValueError as e:
+            print(f"{names.FRICTION_RENDERER}: bad parameters: {e}", file=sys.stderr)
+            return 1
+        executor = EventsExecutor() if opts.executor == "events" else SingleThreadedExecutor()
+        executor.add_node(node)
+        while not stop and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+        if rclpy.ok():
+            node.publish_stop()
+            time.sleep(0.05)  # let the reliable writer hand the final command over
+        node.get_logger().info("stopped: final " + ("zero effort" if node._impedance
+                                                    else "position hold") + " published")
+        executor.remove_node(node)
+        return 0
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
