@@ -54,7 +54,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
-from rclpy.exceptions import ParameterException
+from rclpy.exceptions import InvalidParameterTypeException, ParameterException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
@@ -112,8 +112,10 @@ class FrictionRenderer(Node):
         self._specs.update({s.name: s for s in specs})
         try:
             return declare(self, specs)
-        except ParameterException as e:
+        except InvalidParameterTypeException as e:
             raise ValueError(f"{e} (doubles need a decimal point in YAML: 4.0, not 4)") from None
+        except ParameterException as e:
+            raise ValueError(str(e)) from None
 
     def _setup(self) -> None:
         self._specs = {}
@@ -193,12 +195,12 @@ class FrictionRenderer(Node):
                                          qos.CONTROL_SUB)
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
+        self._markers = self._make_markers()
         self._watchdog_timer = None
         self._make_watchdog_timer()
         self.create_timer(1.0 / values["marker_rate"], self._on_markers, clock=self._steady)
         self.create_timer(values["diagnostics_period"], self._on_diagnostics,
                           clock=self._steady)
-        self._markers = self._make_markers()
 
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
@@ -519,7 +521,8 @@ class FrictionRenderer(Node):
             kv += [(f"{j} state", state), (f"{j} friction force", f"{fr[i]:+.4g}"),
                    (f"{j} saturated cycles this period", str(int(self._sat[i])))]
         saturated = bool(self._sat.any())
-        kv.append(("saturation", "active" if saturated else "inactive"))
+        kv += [("saturation", "active" if saturated else "inactive"),
+               ("saturated cycles total", str(self._sat_total))]
         kv.append(("rejected inputs", str(sum(self._rejected.values()))))
         for reason in sorted(self._rejected):
             kv += [(f"rejected {reason}", str(self._rejected[reason])),

@@ -26,7 +26,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from visualization_msgs.msg import MarkerArray
 
-from fric_core.elements import MasslessImpedance, RigidAdmittance
+from fric_core.elements import (CompliantAdmittance, InertialImpedance, MasslessImpedance,
+                                RigidAdmittance)
 from fric_core.laws import Coulomb
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import joint_state_msg, wrench_msg
@@ -172,6 +173,22 @@ def test_impedance_output_is_minus_model_c(make):
     assert np.all(out[-50:] == F)
     _, _, d = diag(node)
     assert d["stage_joint state"] == "slip" and d["accepted inputs"] == "400"
+
+
+def test_models_b_and_d(make):
+    node_b = make(element="inertial_impedance", **{"stage_joint.M": 0.5})
+    ref_b = InertialImpedance(0.5, K, B, Coulomb(F), DT)
+    node_d = make(mode="admittance", admittance_input="joint_effort",
+                  element="compliant_admittance", max_effort=50.0)
+    ref_d = CompliantAdmittance(2.0, K, B, Coulomb(F), DT)
+    x = 0.0
+    for k, v in enumerate(velocity_profile()):
+        node_b._on_joint_state(js(["stage_joint"], [v], k=k))
+        assert node_b.last_command[0] == max(-10.0, min(10.0, -ref_b.step(v)))
+        h = 1000.0 * v
+        node_d._on_effort_state(js(["stage_joint"], [0.0], eff=[h], k=k))
+        x += ref_d.step(h) * DT
+        assert node_d.last_command[0] == x
 
 
 def test_joints_matched_by_name_with_shuffled_order_and_extra_joints(make):
