@@ -35,6 +35,7 @@ setup(
     entry_points={
         'console_scripts': [
             'fric = fric_nodes.cli:main',
+            'friction_renderer = fric_nodes.friction_renderer:main',
         ],
     },
     zip_safe=True,
