@@ -1,0 +1,167 @@
+"""Parameters of the ``haptic_stage`` node, and the pure helpers that turn parameter values into
+the simulated stage (no node needed: testable on plain dicts).
+
+Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented example)::
+
+    backend            string  sim | serial (read-only)
+    joint_name         string  name of the joint in joint_states (read-only)
+    rate               double  servo cycle rate = joint_states rate [Hz] (read-only)
+    sync               string  realtime | lockstep (read-only; lockstep: sim only)
+    lockstep_timeout   double  lockstep: no command this long after a state -> step anyway [s]
+    lockstep_wait      double  lockstep: wait this long at start for a controller [s] (read-only)
+    duration           double  stage time after which the node exits 0; 0 = forever [s] (read-only)
+    command_timeout    double  no valid command this long -> zero force [s]
+    marker_frame, marker_rate, diagnostics_period           display
+    sim backend:   seed, sample, handle, hand_script, hand_location, carriage_friction, sim_dt,
+                   carriage_mass, max_force, x_min, x_max, force_noise, accel_noise, kp, kd
+    serial backend: port, baud, read_timeout, reconnect_period
+
+The sim figures default to :class:`fric_core.stage.HapticStageSim`'s own defaults (paper 003's
+apparatus), read from its signature so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Mapping
+
+from fric_core.design import FrictionDesignWarning
+from fric_core.stage import SAMPLES, HapticStageSim, OperatorHand
+
+from .parameters import ParamSpec
+
+__all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "SIM_FIGURES", "SPECS",
+           "specs", "validate", "cycle_steps", "build_sim", "build_hand"]
+
+BACKENDS = ("sim", "serial")
+SYNCS = ("realtime", "lockstep")
+SAMPLE_CHOICES = ("none",) + tuple(sorted(SAMPLES))
+HAND_LOCATIONS = ("carriage", "tool")
+
+_SIM_DEFAULTS = {n: p.default for n, p in
+                 inspect.signature(HapticStageSim.__init__).parameters.items()
+                 if p.default is not inspect.Parameter.empty}
+
+#: HapticStageSim figures exposed as parameters: (name, description, unit, min)
+SIM_FIGURES = (
+    ("carriage_mass", "carriage (motor, slide, transmission) equivalent mass", "kg", 1e-6),
+    ("max_force", "motor force limit (commands beyond it are clipped and flagged)", "N", 1e-6),
+    ("x_min", "lower end stop (carriage travel)", "m", None),
+    ("x_max", "upper end stop (carriage travel)", "m", None),
+    ("force_noise", "load-cell noise (std)", "N", 0.0),
+    ("accel_noise", "accelerometer noise (std)", "m/s^2", 0.0),
+    ("kp", "position servo stiffness", "N/m", 0.0),
+    ("kd", "position servo damping", "N·s/m", 0.0),
+)
+
+SPECS = (
+    ParamSpec("backend", "sim", "sim: the simulated stage (fric_core.stage); serial: a device on "
+              "a serial port (docs/serial_protocol.md)", read_only=True, choices=BACKENDS),
+    ParamSpec("joint_name", "stage_joint", "joint name in joint_states", read_only=True),
+    ParamSpec("rate", 1000.0, "servo cycle rate: one joint_states/wrench message per cycle; "
+              "sim: a whole number of sim_dt steps per cycle; serial: the device's frame rate "
+              "(for diagnostics)", unit="Hz", min=1.0, max=20000.0, read_only=True),
+    ParamSpec("sync", "realtime", "realtime: cycles on a wall-clock timer; lockstep (sim only): "
+              "publish a state, wait for the next command, step with it, publish the next",
+              read_only=True, choices=SYNCS),
+    ParamSpec("lockstep_timeout", 0.5, "lockstep: no command this long after a state -> step "
+              "with the last command anyway (counted)", unit="s", min=1e-3, max=3600.0),
+    ParamSpec("lockstep_wait", 10.0, "lockstep: at start, wait this long for a controller (a "
+              "joint_states subscriber and a command publisher) before starting without one",
+              unit="s", min=0.0, max=3600.0, read_only=True),
+    ParamSpec("duration", 0.0, "stage time after which the node publishes a last state and exits "
+              "0; 0 = run until shut down", unit="s", min=0.0, read_only=True),
+    ParamSpec("command_timeout", 0.1, "a command older than this is dropped: zero motor force "
+              "(lockstep: measured in stage time)", unit="s", min=1e-4, max=3600.0),
+    ParamSpec("marker_frame", "world", "frame of the ~/markers", read_only=True),
+    ParamSpec("marker_rate", 20.0, "~/markers publication rate", unit="Hz", min=0.1, max=100.0,
+              read_only=True),
+    ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s", min=0.05,
+              max=60.0, read_only=True),
+    # -- sim backend
+    ParamSpec("seed", 0, "sensor noise seed (sim)", min=0, read_only=True),
+    ParamSpec("sample", "none", "sample block beyond the load cell, sliding with paper 003's "
+              "Table 2 friction (sim)", read_only=True, choices=SAMPLE_CHOICES),
+    ParamSpec("handle", False, "a frictionless handle beyond the load cell (sim; implied by "
+              "hand_location tool)", read_only=True),
+    ParamSpec("hand_script", "", "operator hand force profile 'duration:force[:ramp], ...' "
+              "(N, s; OperatorHand.parse); empty = no hand (sim)", read_only=True),
+    ParamSpec("hand_location", "carriage", "where the hand pushes: the carriage, or the tool "
+              "side beyond the load cell (then the load cell measures it) (sim)",
+              read_only=True, choices=HAND_LOCATIONS),
+    ParamSpec("carriage_friction", True, "the carriage's own friction (paper 003 Table 3); "
+              "false: frictionless carriage (sim)", read_only=True),
+    ParamSpec("sim_dt", float(_SIM_DEFAULTS["dt"]), "physics step (sim): 1/rate must be a whole "
+              "number of steps, so a slower rate keeps the same physics", unit="s", min=1e-6,
+              max=0.1, read_only=True),
+) + tuple(ParamSpec(name, float(_SIM_DEFAULTS[name]), f"{text} (sim)", unit=unit, min=lo,
+                    read_only=True) for name, text, unit, lo in SIM_FIGURES) + (
+    # -- serial backend
+    ParamSpec("port", "/tmp/fric_stage", "serial device (serial backend), e.g. /dev/ttyACM0 or "
+              "the emulator's --link", read_only=True),
+    ParamSpec("baud", 921600, "baud rate (serial; >= 400000 for 1 kHz state frames)", min=1,
+              read_only=True),
+    ParamSpec("read_timeout", 0.02, "no valid state frame this long: link down (serial)",
+              unit="s", min=1e-3, max=10.0, read_only=True),
+    ParamSpec("reconnect_period", 0.5, "retry period for opening a missing/failed port (serial)",
+              unit="s", min=0.01, max=60.0, read_only=True),
+)
+
+
+def specs() -> tuple[ParamSpec, ...]:
+    return SPECS
+
+
+def cycle_steps(rate: float, sim_dt: float) -> int:
+    """Physics steps per servo cycle; ``ValueError`` unless 1/rate is a whole number of them."""
+    n = round(1.0 / (rate * sim_dt))
+    if n < 1 or abs(n * sim_dt * rate - 1.0) > 1e-9:
+        raise ValueError(f"rate: 1/rate must be a whole number of sim_dt={sim_dt:g} s physics "
+                         f"steps, got rate {rate:g} Hz")
+    return n
+
+
+def validate(values: Mapping[str, Any]) -> None:
+    """Cross-parameter checks the descriptors cannot express; ``ValueError`` on failure."""
+    if values["sync"] == "lockstep" and values["backend"] != "sim":
+        raise ValueError("sync: lockstep needs backend sim (a serial device runs on its own "
+                         "clock)")
+    j = values["joint_name"]
+    if not j or j != j.strip():
+        raise ValueError(f"joint_name: {j!r} is not a usable joint name")
+    if not values["x_min"] < values["x_max"]:
+        raise ValueError(f"x_min: must be < x_max, got {values['x_min']!r} >= "
+                         f"{values['x_max']!r}")
+    if values["backend"] == "sim":
+        cycle_steps(values["rate"], values["sim_dt"])
+        build_hand(values)
+    elif not values["port"]:
+        raise ValueError("port: a serial device path is needed with backend serial")
+
+
+def build_hand(values: Mapping[str, Any]) -> OperatorHand | None:
+    """The scripted hand, or None for an empty ``hand_script``."""
+    script = values["hand_script"].strip()
+    if not script:
+        return None
+    try:
+        return OperatorHand.parse(script, location=values["hand_location"])
+    except ValueError as e:
+        raise ValueError(f"hand_script: {e}") from None
+
+
+def build_sim(values: Mapping[str, Any]) -> tuple[HapticStageSim, list[str]]:
+    """The simulated stage of the parameter values, and the core's design warnings (Theorem 1's
+    conditions for the carriage and sample frictions at ``sim_dt``) as messages to log.
+    ``ValueError`` (naming the parameter) for values the core rejects."""
+    kw = {name: float(values[name]) for name, *_ in SIM_FIGURES}
+    sample = values["sample"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FrictionDesignWarning)
+        sim = HapticStageSim(
+            dt=float(values["sim_dt"]), seed=int(values["seed"]),
+            carriage_friction="default" if values["carriage_friction"] else None,
+            sample=None if sample == "none" else sample, handle=bool(values["handle"]),
+            hand=build_hand(values), x0=min(max(0.0, kw["x_min"]), kw["x_max"]), **kw)
+    return sim, [str(w.message) for w in caught if issubclass(w.category, FrictionDesignWarning)]

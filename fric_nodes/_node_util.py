@@ -1,0 +1,132 @@
+"""Helpers shared by the fric nodes: parameter declaration with readable errors, a ring of timing
+samples with percentiles, diagnostics key/values, and the ``main`` loop (rclpy init without its
+signal handlers, SIGINT/SIGTERM → clean stop, EventsExecutor driven by ``spin_once``).
+
+Why ``spin_once`` in a loop: rclpy 9.1.2's ``EventsExecutor.spin()`` is broken; measured on this
+2-core machine the EventsExecutor costs several times less CPU per message than the
+SingleThreadedExecutor (see friction_renderer.main), so it is the default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import signal
+import sys
+import time
+from typing import Callable, Iterable
+
+import numpy as np
+import rclpy
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from rclpy.exceptions import InvalidParameterTypeException, ParameterException
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
+from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
+
+from fric_interfaces.parameters import ParamSpec, declare
+
+__all__ = ["declare_params", "unused_overrides", "Ring", "status", "run_node"]
+
+
+def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
+    """:func:`fric_interfaces.parameters.declare` with rclpy's type errors turned into a
+    ``ValueError`` that says what to write (e.g. a double given as ``4`` in YAML)."""
+    try:
+        return declare(node, tuple(specs))
+    except InvalidParameterTypeException as e:
+        raise ValueError(f"{e} (doubles need a decimal point in YAML: 4.0, not 4)") from None
+    except ParameterException as e:
+        raise ValueError(str(e)) from None
+
+
+def unused_overrides(node, known: Iterable[str]) -> list[str]:
+    """Parameters given in YAML/launch that the node does not declare (typos), sorted."""
+    given = getattr(node, "_parameter_overrides", {}) or {}
+    known = set(known) | {"use_sim_time"}
+    return sorted(k for k in given if k not in known)
+
+
+class Ring:
+    """The last ``size`` float samples (preallocated; ``add`` is O(1), no allocation)."""
+
+    def __init__(self, size: int = 4096):
+        self._buf = np.zeros(int(size))
+        self._n = 0
+
+    def add(self, x: float) -> None:
+        self._buf[self._n % self._buf.size] = x
+        self._n += 1
+
+    def __len__(self) -> int:
+        return min(self._n, self._buf.size)
+
+    def clear(self) -> None:
+        self._n = 0
+
+    def percentiles(self, qs=(50.0, 99.0, 100.0)) -> list[float] | None:
+        """Percentiles of the samples held, or None when empty."""
+        n = len(self)
+        if not n:
+            return None
+        return [float(v) for v in np.percentile(self._buf[:n], qs)]
+
+
+def status(name: str, hardware_id: str, level: int, problems: list[str], ok_message: str,
+           kv: list[tuple[str, str]]) -> DiagnosticStatus:
+    """A DiagnosticStatus whose message lists the problems (or ``ok_message``)."""
+    return DiagnosticStatus(level=level, name=name, hardware_id=hardware_id,
+                            message="; ".join(problems) or ok_message,
+                            values=[KeyValue(key=k, value=v) for k, v in kv])
+
+
+def run_node(factory: Callable[[], object], prog: str, args=None, *,
+             done: Callable[[object], bool] = lambda node: False,
+             on_stop: Callable[[object, bool], None] | None = None) -> int:
+    """The ``main`` of a fric node: run ``factory()`` until SIGINT/SIGTERM or ``done(node)``.
+
+    ``factory`` raising ``ValueError`` (bad parameters) prints ``<prog>: bad parameters: …`` and
+    returns 1. ``on_stop(node, context_ok)`` runs before the node is destroyed (final safe
+    output). Non-ROS option ``--executor events|single`` (default events). Returns 0.
+    """
+    argv = list(sys.argv[1:] if args is None else args)
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--executor", choices=("events", "single"), default="events")
+    opts, _ = parser.parse_known_args(remove_ros_args(["prog"] + argv)[1:])
+    rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    node = None
+    try:
+        try:
+            node = factory()
+        except ValueError as e:
+            print(f"{prog}: bad parameters: {e}", file=sys.stderr)
+            return 1
+        executor = EventsExecutor() if opts.executor == "events" else SingleThreadedExecutor()
+        executor.add_node(node)
+        gc.collect()
+        gc.freeze()  # set-up objects out of the collector's way: shorter pauses in the loop
+        while not stop and rclpy.ok() and not done(node):
+            executor.spin_once(timeout_sec=0.1)
+        if on_stop is not None:
+            on_stop(node, rclpy.ok())
+        executor.remove_node(node)
+        return 0
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def sleep_ok(seconds: float) -> None:
+    """Let reliable writers hand the last messages over before the node goes away."""
+    if seconds > 0.0:
+        time.sleep(seconds)
