@@ -36,6 +36,7 @@ setup(
         'console_scripts': [
             'fric = fric_nodes.cli:main',
             'friction_renderer = fric_nodes.friction_renderer:main',
+            'haptic_stage = fric_nodes.haptic_stage:main',
         ],
     },
     zip_safe=True,
