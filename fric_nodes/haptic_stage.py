@@ -803,6 +803,23 @@ class HapticStage(Node):
         return mode, value
 
     # ------------------------------------------------------------------ shutdown
+    def summary(self) -> str:
+        """One line for the log: states published and the loop's timing counters."""
+        text = (f"{self._published} states in {self._stage_ns * 1e-9:.3f} s of stage time, "
+                f"{self._accepted} commands accepted, "
+                f"{sum(self._rejected.values())} rejected, {self._cmd_timeouts} command timeouts")
+        if self._sim_backend and self._lockstep:
+            text += f", {self._ls_timeouts} lockstep timeouts"
+        elif self._sim_backend:
+            text += (f", {self._overruns} overruns ({self._missed} cycles caught up), "
+                     f"{self._reanchors} re-anchors")
+        elif self._link is not None:
+            ds = self._link.decoder.stats
+            text += (f", frames {ds.frames}, lost {ds.lost_frames}, crc errors {ds.crc_errors}, "
+                     f"resyncs {self._link.resyncs}, reconnects {self._link.reconnects}, "
+                     f"late cycles {self._late}")
+        return text
+
     def stop(self) -> None:
         """Final actions before destruction: a last diagnostics message; serial → an IDLE
         command (motor off) and the port closed."""
@@ -1038,7 +1055,8 @@ def main(args=None) -> int:
         node.stop()
         if ok:
             sleep_ok(0.05)  # let the reliable writers hand the last state over
-        node.get_logger().info("stopped" + (" (duration reached)" if node.finished else ""))
+        node.get_logger().info("stopped" + (" (duration reached)" if node.finished else "")
+                               + f": {node.summary()}")
 
     return run_node(HapticStage, names.HAPTIC_STAGE, args, done=lambda n: n.finished,
                     on_stop=on_stop)

