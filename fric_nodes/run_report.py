@@ -1,0 +1,446 @@
+"""Analysis and plots of a recorded haptic run (what ``fric_recorder`` saves as ``run.npz``).
+
+Pure numpy/matplotlib (Agg), no ROS: the recorder calls it after recording, and tests and
+``examples/haptic_demo.py`` call it on a saved file.
+
+``run.npz`` holds float64 arrays (:data:`ARRAY_KEYS`; ``*_stamp``: header stamps in seconds since
+``meta["stamp_base_ns"]``, the first stamp recorded, so float64 keeps nanoseconds; ``*_rx``:
+receive times, monotonic seconds) and ``meta_json`` (the recorder's parameters and counters).
+
+Time base: the header stamps of ``joint_states`` (stage time; in ``sync: lockstep`` the stage's
+simulated time, so the analysis does not depend on how fast the loop ran). Unstamped messages
+(the renderer's commands, ``Float64MultiArray``, and the stage's ``~/hand_force``,
+``std_msgs/Float64``) get the stamp of the latest ``joint_states`` received before them: the
+renderer answers state k with command k, so a command lines up with the state it answers.
+
+Phases come from the operator's hand force (the ``hand_force`` topic of the simulated stage, or
+the ``hand_script``, for a stage whose hand is out of reach, e.g. the device emulator's: placed at
+``hand_t0``, or where it best matches the measured force, :func:`align_script`): a *hold* is a
+stretch where the hand force stays at one non-zero value for at least ``min_hold`` seconds. A
+hold is ``stuck`` when the velocity never reaches ``v_slide``, ``sliding`` otherwise. The summary
+reports
+
+* for stuck holds: max |v| over the hold and the position range (in encoder counts) after
+  ``settle`` s (the presliding spring settling), plus the displacement since the hold started;
+* for sliding holds: the rendered friction force while sliding (median of its magnitude over the
+  samples with |v| >= ``v_slide``): the kinetic level;
+* after the hand lets go (the end of the last sliding hold, or of the last hold): the velocity
+  sign changes, when the velocity became (exactly) zero, and the position range from then on.
+
+The rendered friction force on the device: in impedance mode, the effort command; in admittance
+mode (position setpoints), ``M a − h`` of the rendered virtual mass: the setpoint's velocity
+``v_k = (s_k − s_(k−1))/dt`` obeys ``M (v_k − v_(k−1))/dt = h_k − f_k`` (model A), so with
+the measured force ``h_k`` the element saw (the wrench) and the mass ``M`` (``virtual_mass``), the
+friction is recovered exactly wherever three consecutive setpoints were recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["RunData", "empty_arrays", "save_run", "load_run", "analyze", "format_summary",
+           "plot_run", "sign_changes", "hand_from_script", "align_script"]
+
+#: arrays stored in run.npz (all float64, possibly empty)
+ARRAY_KEYS = ("js_stamp", "js_rx", "js_position", "js_velocity", "js_effort",
+              "effort_rx", "effort", "setpoint_rx", "setpoint",
+              "wrench_stamp", "wrench_rx", "wrench", "hand_rx", "hand")
+
+DEFAULTS = dict(encoder_resolution=2.57e-6, v_slide=0.01, settle=0.5, min_hold=0.05,
+                hand_threshold=0.05, virtual_mass=0.0)
+
+
+def empty_arrays() -> dict[str, np.ndarray]:
+    return {k: np.zeros(0) for k in ARRAY_KEYS}
+
+
+class RunData:
+    """A recorded run: the raw arrays (see :data:`ARRAY_KEYS`) and ``meta`` (a dict)."""
+
+    def __init__(self, arrays: Mapping[str, Any], meta: Mapping[str, Any] | None = None):
+        self.a = {k: np.asarray(arrays.get(k, np.zeros(0)), dtype=float).reshape(-1)
+                  for k in ARRAY_KEYS}
+        self.meta = dict(meta or {})
+
+    def __getattr__(self, name):
+        a = self.__dict__.get("a")
+        if a is not None and name in a:
+            return a[name]
+        raise AttributeError(name)
+
+    @property
+    def n_states(self) -> int:
+        return self.a["js_stamp"].size
+
+
+def save_run(path: str | os.PathLike, data: RunData) -> Path:
+    """Write ``data`` as a compressed .npz (arrays + ``meta_json``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, meta_json=np.array(json.dumps(data.meta)), **data.a)
+    return path
+
+
+def load_run(path: str | os.PathLike) -> RunData:
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta_json"])) if "meta_json" in z.files else {}
+        return RunData({k: z[k] for k in ARRAY_KEYS if k in z.files}, meta)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def sign_changes(v: np.ndarray) -> int:
+    """Number of sign changes of ``v``, zeros skipped (0, +, 0, + is none; +, 0, − is one)."""
+    s = np.sign(np.asarray(v, dtype=float))
+    s = s[s != 0]
+    return int(np.count_nonzero(s[1:] != s[:-1]))
+
+
+def hand_from_script(script: str, t: np.ndarray, location: str = "carriage") -> np.ndarray:
+    """The scripted hand force (``OperatorHand.parse`` format) at times ``t`` (s from its start)."""
+    from fric_core.stage import OperatorHand
+    hand = OperatorHand.parse(script, location=location)
+    return np.array([hand.force(float(x)) for x in np.asarray(t, dtype=float)])
+
+
+def align_script(script: str, stamps: np.ndarray, force: np.ndarray,
+                 search: float | None = None) -> float:
+    """The stamp at which the hand script starts, found by least squares between the script's
+    force and the measured ``force`` (the load cell: with the hand on the tool side it measures
+    the hand, less the handle's inertia). For a stage whose hand runs on the device's own clock
+    (the emulator's ``--hand``): the script started when the device did, up to ``search`` s
+    (default: the script's length) before the first recorded state. 10 ms grid, then 1 ms."""
+    from fric_core.stage import OperatorHand
+    stamps = np.asarray(stamps, dtype=float)
+    force = np.asarray(force, dtype=float)
+    ok = np.isfinite(force)
+    stamps, force = stamps[ok], force[ok]
+    if stamps.size < 10:
+        return float(stamps[0]) if stamps.size else 0.0
+    hand = OperatorHand.parse(script)
+    grid = np.arange(0.0, hand.duration + 0.5, 1e-3)
+    prof = np.array([hand.force(float(x)) for x in grid])
+    search = hand.duration if search is None else float(search)
+    ts = stamps - stamps[0]
+    step = max(1, stamps.size // 4000)  # the coarse pass on at most ~4000 samples
+    tc, fc = ts[::step], force[::step]
+
+    def cost(offsets: np.ndarray, t: np.ndarray, f: np.ndarray) -> np.ndarray:
+        out = np.empty(offsets.size)
+        for i in range(0, offsets.size, 256):
+            o = offsets[i:i + 256, None]
+            model = np.interp(t[None, :] + o, grid, prof, left=0.0, right=0.0)
+            out[i:i + 256] = np.mean((model - f[None, :]) ** 2, axis=1)
+        return out
+
+    # offset = device time of the first recorded state (the script starts at stamps[0] - offset)
+    coarse = np.arange(0.0, search + 1e-9, 0.01)
+    best = coarse[int(np.argmin(cost(coarse, tc, fc)))]
+    fine = np.arange(max(0.0, best - 0.02), best + 0.02 + 1e-9, 0.001)
+    best = fine[int(np.argmin(cost(fine, ts, force)))]
+    return float(stamps[0] - best)
+
+
+def _state_index(js_rx: np.ndarray, rx: np.ndarray) -> np.ndarray:
+    """For each receive time in ``rx``: the index of the latest joint_states received at or
+    before it (−1 if none)."""
+    return np.searchsorted(js_rx, rx, side="right") - 1
+
+
+def _per_state(n: int, idx: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values placed at their state index (the last one wins); NaN where none arrived."""
+    out = np.full(n, np.nan)
+    ok = idx >= 0
+    out[idx[ok]] = values[ok]
+    return out
+
+
+def _hold_last(x: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """NaNs replaced by the previous value (``fill`` before the first)."""
+    x = np.array(x, dtype=float)
+    ok = ~np.isnan(x)
+    if not ok.any():
+        return np.full_like(x, fill)
+    idx = np.where(ok, np.arange(x.size), 0)
+    np.maximum.accumulate(idx, out=idx)
+    out = x[idx]
+    out[: np.flatnonzero(ok)[0]] = fill
+    return out
+
+
+def _series(data: RunData) -> dict[str, np.ndarray]:
+    """Everything on the joint_states time base (index = state)."""
+    n = data.n_states
+    js_rx = data.js_rx
+    t = data.js_stamp - data.js_stamp[0] if n else np.zeros(0)
+    s = {"t": t, "position": data.js_position, "velocity": data.js_velocity,
+         "load_cell": data.js_effort}
+    s["effort_cmd"] = _per_state(n, _state_index(js_rx, data.effort_rx), data.effort)
+    s["setpoint"] = _per_state(n, _state_index(js_rx, data.setpoint_rx), data.setpoint)
+    # the wrench is stamped: match it to the state with the same stamp when there is one
+    if data.wrench_stamp.size and n:
+        idx = np.searchsorted(data.js_stamp, data.wrench_stamp)
+        idx = np.clip(idx, 0, n - 1)
+        exact = data.js_stamp[idx] == data.wrench_stamp
+        idx = np.where(exact, idx, _state_index(js_rx, data.wrench_rx))
+        s["wrench"] = _per_state(n, idx, data.wrench)
+    else:
+        s["wrench"] = np.full(n, np.nan)
+    if data.hand.size:
+        s["hand"] = _hold_last(_per_state(n, _state_index(js_rx, data.hand_rx), data.hand))
+        s["hand_source"] = "topic"
+    elif data.meta.get("hand_script") and n:
+        script = data.meta["hand_script"]
+        t0 = float(data.meta.get("hand_t0") or 0.0)
+        if t0 > 0.0:  # an absolute stamp: relative to the recording's stamps
+            t0 -= (data.meta.get("stamp_base_ns") or 0) * 1e-9
+            s["hand_source"] = "script"
+        else:  # find where the script starts on the stamps' clock from the measured force
+            t0 = align_script(script, data.js_stamp, data.js_effort)
+            s["hand_source"] = "script aligned to the load cell"
+        s["hand_t0"] = t0
+        s["hand"] = hand_from_script(script, data.js_stamp - t0,
+                                     data.meta.get("hand_location", "carriage"))
+    else:
+        s["hand"] = np.full(n, np.nan)
+        s["hand_source"] = "none"
+    s["rendered"] = _rendered(data, s)
+    return s
+
+
+def _rendered(data: RunData, s: dict) -> np.ndarray:
+    """The rendered friction force on the device per state (NaN where unknown)."""
+    mode = data.meta.get("mode", "impedance")
+    n = data.n_states
+    if mode != "admittance":
+        return s["effort_cmd"].copy()
+    M = float(data.meta.get("virtual_mass") or 0.0)
+    out = np.full(n, np.nan)
+    if M <= 0.0 or n < 3:
+        return out
+    t, sp, h = s["t"], s["setpoint"], s["wrench"]
+    dt = float(np.median(np.diff(t))) if n > 1 else 0.0
+    if not dt > 0.0:
+        return out
+    maxe = float(data.meta.get("max_effort") or math.inf)
+    hc = np.clip(h, -maxe, maxe)
+    v = np.full(n, np.nan)
+    v[1:] = (sp[1:] - sp[:-1]) / dt
+    a = np.full(n, np.nan)
+    a[1:] = (v[1:] - v[:-1]) / dt
+    # the friction force the virtual mass feels, as a force on the device: -f = M a - h
+    # (NaN wherever a setpoint or the wrench of a state is missing)
+    with np.errstate(invalid="ignore"):
+        return M * a - hc
+
+
+def _holds(t: np.ndarray, hand: np.ndarray, min_hold: float, threshold: float) -> list:
+    """(i0, i1) index ranges (inclusive) where the hand force is held at one non-zero value."""
+    if t.size == 0 or np.isnan(hand).all():
+        return []
+    h = np.nan_to_num(hand)
+    out = []
+    i, n = 0, h.size
+    while i < n:
+        j = i
+        while j + 1 < n and abs(h[j + 1] - h[i]) <= 1e-9 * max(1.0, abs(h[i])):
+            j += 1
+        if abs(h[i]) > threshold and t[j] - t[i] >= min_hold:
+            out.append((i, j))
+        i = j + 1
+    return out
+
+
+def analyze(data: RunData, **options) -> dict:
+    """The run's summary (a JSON-serialisable dict; see the module docstring). ``options``
+    override :data:`DEFAULTS` and the values in ``data.meta``."""
+    opt = {k: data.meta.get(k, v) for k, v in DEFAULTS.items()}
+    opt.update(options)
+    res_m = float(opt["encoder_resolution"])
+    v_slide = float(opt["v_slide"])
+    s = _series(data)
+    t, x, v, rf = s["t"], s["position"], s["velocity"], s["rendered"]
+    out: dict[str, Any] = {
+        "mode": data.meta.get("mode", "impedance"),
+        "states": int(data.n_states),
+        "stage_time": float(t[-1]) if t.size else 0.0,
+        "hand_source": s["hand_source"],
+        "messages": {"joint_states": int(data.n_states), "effort": int(data.effort.size),
+                     "setpoint": int(data.setpoint.size), "wrench": int(data.wrench.size),
+                     "hand_force": int(data.hand.size)},
+        "holds": [], "release": None,
+    }
+    if t.size > 1:
+        d = np.diff(data.js_stamp)
+        dt = float(np.median(d))
+        out["dt"] = dt
+        out["lost_states"] = int(np.sum(np.maximum(np.round(d / dt) - 1, 0))) if dt > 0 else 0
+        out["non_increasing_stamps"] = int(np.count_nonzero(d <= 0))
+    if t.size == 0:
+        return out
+    holds = _holds(t, s["hand"], float(opt["min_hold"]), float(opt["hand_threshold"]))
+    for i0, i1 in holds:
+        seg = slice(i0, i1 + 1)
+        dur = float(t[i1] - t[i0])
+        settle = min(float(opt["settle"]), 0.5 * dur)
+        w = (t >= t[i0] + settle) & (t <= t[i1])
+        vmax = float(np.max(np.abs(v[seg])))
+        sliding = vmax >= v_slide
+        h = {"t0": float(t[i0]), "t1": float(t[i1]), "duration": dur,
+             "hand_force": float(s["hand"][i0]), "state": "sliding" if sliding else "stuck",
+             "max_abs_velocity": vmax,
+             "displacement": float(x[i1] - x[max(i0 - 1, 0)]),
+             "settle": settle,
+             "settled_range_counts": int(round((x[w].max() - x[w].min()) / res_m)) if w.any()
+             else 0,
+             "settled_max_abs_velocity": float(np.max(np.abs(v[w]))) if w.any() else 0.0}
+        r = rf[seg]
+        fin = ~np.isnan(r)
+        h["rendered_samples"] = int(fin.sum())
+        if sliding:
+            m = (np.abs(v[seg]) >= v_slide) & fin
+            if m.any():
+                mags = np.abs(r[m])
+                h["kinetic_force"] = float(np.median(mags))
+                h["kinetic_force_iqr"] = [float(np.percentile(mags, 25)),
+                                          float(np.percentile(mags, 75))]
+                h["kinetic_samples"] = int(m.sum())
+        elif fin.any():
+            h["rendered_max_abs"] = float(np.max(np.abs(r[fin])))
+        out["holds"].append(h)
+    if holds:
+        slid = [k for k, h in enumerate(out["holds"]) if h["state"] == "sliding"]
+        k = slid[-1] if slid else len(holds) - 1
+        i_rel = holds[k][1]  # the hand starts letting go after this sample
+        after = slice(i_rel + 1, None)
+        va, xa, ta = v[after], x[after], t[after]
+        rel: dict[str, Any] = {"t_release": float(t[i_rel]), "after_hold": k,
+                               "samples": int(va.size)}
+        if va.size:
+            nz = np.flatnonzero(va != 0.0)
+            rel["velocity_sign_changes"] = sign_changes(va)
+            if nz.size:
+                i_stop = nz[-1] + 1
+                rel["t_stop"] = float(ta[min(i_stop, ta.size - 1)] - t[i_rel])
+                rel["stopped"] = bool(i_stop < ta.size)
+            else:
+                i_stop = 0
+                rel["t_stop"] = 0.0
+                rel["stopped"] = True
+            rest = xa[i_stop:]
+            rel["rest_time"] = float(ta[-1] - ta[min(i_stop, ta.size - 1)])
+            rel["drift_after_stop_counts"] = (int(round((rest.max() - rest.min()) / res_m))
+                                              if rest.size else None)
+            rel["final_position"] = float(xa[-1])
+            rel["max_abs_velocity"] = float(np.max(np.abs(va)))
+            # any further hold after the release (the hand coming back) is not part of it
+            nxt = [h for h in out["holds"] if h["t0"] > t[i_rel]]
+            if nxt:
+                rel["note"] = "another hold follows; counted up to the end of the record"
+        out["release"] = rel
+    return out
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """A few human-readable lines."""
+    mm = 1e3
+    lines = [f"{summary['mode']} run: {summary['states']} states over "
+             f"{summary['stage_time']:.2f} s of stage time"
+             + (f", {summary.get('lost_states', 0)} lost" if "lost_states" in summary else "")
+             + f"; hand force from {summary['hand_source']}"]
+    for h in summary["holds"]:
+        head = f"  hold {h['t0']:.2f}-{h['t1']:.2f} s, hand {h['hand_force']:+.2f} N: "
+        if h["state"] == "stuck":
+            lines.append(head + f"stuck (push below breakaway): max |v| "
+                         f"{h['max_abs_velocity']:.3g} m/s, displacement while stuck "
+                         f"{h['settled_range_counts']} counts after {h['settle']:.2f} s "
+                         f"(presliding {h['displacement'] * mm:+.3f} mm)")
+        else:
+            kin = (f"rendered kinetic force {h['kinetic_force']:.3f} N (median |F| over "
+                   f"{h['kinetic_samples']} sliding samples)" if "kinetic_force" in h
+                   else "rendered force unknown")
+            lines.append(head + f"sliding (push above breakaway): max |v| "
+                         f"{h['max_abs_velocity']:.3g} m/s, moved {h['displacement'] * mm:+.2f} "
+                         f"mm, {kin}")
+    rel = summary.get("release")
+    if rel and "velocity_sign_changes" in rel:
+        stop = (f"stopped {rel['t_stop']:.3f} s after the release, then "
+                f"{rel['drift_after_stop_counts']} counts of drift over {rel['rest_time']:.2f} s"
+                if rel.get("stopped") else "still moving at the end of the record")
+        lines.append(f"  release at {rel['t_release']:.2f} s: velocity sign changes "
+                     f"{rel['velocity_sign_changes']}, {stop}")
+    elif not summary["holds"]:
+        lines.append("  no hand force holds found (no operator script?)")
+    return "\n".join(lines)
+
+
+# -- plots ------------------------------------------------------------------------------------
+def plot_run(data: RunData, out_dir: str | os.PathLike, summary: Mapping | None = None,
+             prefix: str = "") -> list[Path]:
+    """Write ``<prefix>timeseries.png`` (position, velocity, rendered and hand force vs time) and
+    ``<prefix>force_velocity.png`` (rendered force vs velocity); returns their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    s = _series(data)
+    summary = summary if summary is not None else analyze(data)
+    t, x, v, rf = s["t"], s["position"], s["velocity"], s["rendered"]
+    mode = data.meta.get("mode", "impedance")
+    title = data.meta.get("title") or f"fric haptic run ({mode})"
+    paths = []
+
+    fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
+    ax[0].plot(t, x * 1e3, lw=1.0, label="position (encoder)")
+    if mode == "admittance" and np.isfinite(s["setpoint"]).any():
+        ax[0].plot(t, s["setpoint"] * 1e3, lw=0.8, ls="--", label="position setpoint")
+    ax[0].set_ylabel("position [mm]")
+    ax[1].plot(t, v, lw=0.8, color="C2", label="velocity (encoder)")
+    ax[1].set_ylabel("velocity [m/s]")
+    if np.isfinite(rf).any():
+        ax[2].plot(t, rf, lw=0.9, color="C3", label="rendered friction force")
+    if np.isfinite(s["hand"]).any():
+        ax[2].plot(t, s["hand"], lw=1.2, color="k", label=f"hand force ({s['hand_source']})")
+    if data.js_effort.size:
+        ax[2].plot(t, s["load_cell"], lw=0.5, color="C7", alpha=0.6,
+                   label="load cell (force applied to the stage)")
+    ax[2].set_ylabel("force [N]")
+    ax[2].set_xlabel("stage time [s]")
+    for h in summary.get("holds", []):
+        c = "tab:blue" if h["state"] == "stuck" else "tab:orange"
+        for a in ax:
+            a.axvspan(h["t0"], h["t1"], color=c, alpha=0.08, lw=0)
+    for a in ax:
+        a.grid(True, alpha=0.3)
+        a.legend(loc="upper left", fontsize=8)
+    ax[0].set_title(f"{title}: blue = hand held below breakaway (stuck), orange = sliding")
+    p = out_dir / f"{prefix}timeseries.png"
+    fig.tight_layout()
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    paths.append(p)
+
+    fig, ax = plt.subplots(figsize=(7, 5))
+    m = np.isfinite(rf)
+    if m.any():
+        sc = ax.scatter(v[m], rf[m], c=t[m], s=4, cmap="viridis")
+        fig.colorbar(sc, ax=ax, label="stage time [s]")
+    ax.axhline(0.0, color="k", lw=0.5)
+    ax.axvline(0.0, color="k", lw=0.5)
+    ax.set_xlabel("velocity [m/s]")
+    ax.set_ylabel("rendered friction force [N]")
+    ax.set_title(f"{title}: rendered force vs velocity")
+    ax.grid(True, alpha=0.3)
+    p = out_dir / f"{prefix}force_velocity.png"
+    fig.tight_layout()
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    paths.append(p)
+    return paths
