@@ -37,6 +37,7 @@ setup(
             'fric = fric_nodes.cli:main',
             'friction_renderer = fric_nodes.friction_renderer:main',
             'haptic_stage = fric_nodes.haptic_stage:main',
+            'fric_recorder = fric_nodes.recorder:main',
         ],
     },
     zip_safe=True,
