@@ -42,25 +42,18 @@ Design choices (documented here once, referred to below):
 
 from __future__ import annotations
 
-import argparse
-import signal
 import sys
 import time
 
 import numpy as np
-import rclpy
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import InvalidParameterTypeException, ParameterException
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.signals import SignalHandlerOptions
-from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
@@ -71,6 +64,7 @@ from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointSt
 from fric_interfaces.parameters import check, declare
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
                                              resolve_element, validate_globals)
+from fric_nodes._node_util import run_node, sleep_ok
 
 __all__ = ["FrictionRenderer", "main"]
 
@@ -570,44 +564,17 @@ def main(args=None) -> int:
 
     Non-ROS option ``--executor events|single`` (default ``events``). Measured on this 2-core
     machine, one joint_states message in, one command out, spin_once per message: rclpy's
-    EventsExecutor ~65 us CPU per message, SingleThreadedExecutor ~200 us. The EventsExecutor's
-    ``spin()`` is broken in rclpy 9.1.2, so both are driven by ``spin_once`` in a loop.
+    EventsExecutor ~65 us CPU per message, SingleThreadedExecutor ~200 us (see
+    ``fric_nodes._node_util.run_node`` for the loop).
     """
-    argv = list(sys.argv[1:] if args is None else args)
-    parser = argparse.ArgumentParser(prog=names.FRICTION_RENDERER)
-    parser.add_argument("--executor", choices=("events", "single"), default="events")
-    opts, _ = parser.parse_known_args(remove_ros_args(["prog"] + argv)[1:])
-    rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
-    stop = []
-
-    def on_signal(signum, _frame):
-        stop.append(signum)
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    node = None
-    try:
-        try:
-            node = FrictionRenderer()
-        except ValueError as e:
-            print(f"{names.FRICTION_RENDERER}: bad parameters: {e}", file=sys.stderr)
-            return 1
-        executor = EventsExecutor() if opts.executor == "events" else SingleThreadedExecutor()
-        executor.add_node(node)
-        while not stop and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-        if rclpy.ok():
+    def on_stop(node: FrictionRenderer, context_ok: bool) -> None:
+        if context_ok:
             node.publish_stop()
-            time.sleep(0.05)  # let the reliable writer hand the final command over
+            sleep_ok(0.05)  # let the reliable writer hand the final command over
         node.get_logger().info("stopped: final " + ("zero effort" if node._impedance
                                                     else "position hold") + " published")
-        executor.remove_node(node)
-        return 0
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-        for s, h in old.items():
-            signal.signal(s, h)
+
+    return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, on_stop=on_stop)
 
 
 if __name__ == "__main__":
