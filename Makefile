@@ -19,7 +19,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test bench venv clean
 
 demo: $(STAMP)
-	$(PY) examples/element_demo.py --out out/demo
+	$(PY) examples/haptic_demo.py --out out/demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider test

@@ -1,6 +1,7 @@
-"""The haptic pipeline's files, without running the pipeline: config/fric.rviz, and the recording
-analysis and plots of fric_nodes.run_report / fric_nodes.recorder on runs simulated here with
-fric_core.
+"""The haptic pipeline's files, without running the pipeline: config/fric.rviz, the launch file
+(resolved command lines, and every node built in-process from them so the parameter types and
+values are checked against the declarations), and the recording analysis and plots of
+fric_nodes.run_report / fric_nodes.recorder on runs simulated here with fric_core.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from fric_core.laws import Coulomb
 from fric_core.stage import HapticStageSim, OperatorHand
 from fric_interfaces import names
 from fric_nodes import pipeline, recorder, run_report
-from fric_nodes.launch_runner import package_share
+from fric_nodes.launch_runner import LaunchError, package_share, parse_launch
 
 SHARE = package_share("fric")
 F = 4.0
@@ -58,6 +59,96 @@ def test_nodes_draw_markers_in_the_rviz_fixed_frame():
     cfg = yaml.safe_load((SHARE / "config" / "haptic_render.yaml").read_text())
     assert cfg["haptic_stage"]["ros__parameters"]["marker_frame"] == "world"
     assert cfg["friction_renderer"]["ros__parameters"]["marker_frame"] == "world"
+
+
+# -- the launch file ---------------------------------------------------------------------------
+def _params(cmd):
+    """{name: value} of the -p overrides (and params files) of a command line."""
+    out, files = {}, []
+    for a, b in zip(cmd, cmd[1:]):
+        if a == "-p":
+            k, _, v = b.partition(":=")
+            out[k] = v
+        elif a == "--params-file":
+            files.append(b)
+    return out, files
+
+
+def test_launch_file_defaults():
+    desc = parse_launch("haptic_render.launch.xml")
+    assert [n.node_name for n in desc] == ["/fric_recorder", "/friction_renderer", "/haptic_stage"]
+    assert all(n.output == "screen" for n in desc)
+    # the fixed-duration run ends when the stage does
+    assert [n.on_exit_shutdown for n in desc] == [False, False, True]
+    a = desc.arguments
+    assert (a["backend"], a["sync"], a["rate"], a["dt"], a["mode"], a["law"]) == \
+        ("sim", "realtime", "1000.0", "0.001", "impedance", "coulomb")
+    assert float(a["duration"]) > pipeline_script_length()
+    assert a["hand_script"] == pipeline.DEFAULT_HAND_SCRIPT
+    st, files = _params(desc.node("haptic_stage").cmd)
+    assert files == [str(SHARE / "config" / "haptic_render.yaml")]
+    assert st["rate"] == "1000.0" and st["sync"] == "realtime" and st["backend"] == "sim"
+    assert st["hand_script"] == f"'{pipeline.DEFAULT_HAND_SCRIPT}'"  # a YAML string, quoted
+    rd, _ = _params(desc.node("friction_renderer").cmd)
+    assert (rd["mode"], rd["stage_joint.law"], rd["stage_joint.F"]) == ("impedance", "coulomb",
+                                                                         "4.0")
+    rc, _ = _params(desc.node("fric_recorder").cmd)
+    assert rc["out_dir"] == "out/haptic_render" and rc["mode"] == "impedance"
+
+
+def pipeline_script_length():
+    return OperatorHand.parse(pipeline.DEFAULT_HAND_SCRIPT).duration
+
+
+def test_launch_file_arguments_and_choices(tmp_path):
+    desc = parse_launch("haptic_render.launch.xml", {
+        "backend": "serial", "port": "/dev/ttyACM0", "mode": "admittance", "record": "false",
+        "law": "coulomb_viscous", "F": "3.0", "sample": "brass", "rate": "500.0",
+        "dt": "0.002", "out_dir": str(tmp_path)})
+    assert [n.node_name for n in desc] == ["/friction_renderer", "/haptic_stage"]
+    st, _ = _params(desc.node("haptic_stage").cmd)
+    assert (st["backend"], st["port"], st["sample"], st["rate"]) == ("serial", "/dev/ttyACM0",
+                                                                     "brass", "500.0")
+    rd, _ = _params(desc.node("friction_renderer").cmd)
+    assert (rd["mode"], rd["dt"], rd["stage_joint.law"], rd["stage_joint.F"]) == \
+        ("admittance", "0.002", "coulomb_viscous", "3.0")
+    for bad in ({"mode": "telepathy"}, {"backend": "usb"}, {"sample": "gold"},
+                {"sync": "sometimes"}, {"nonsense": "1"}):
+        with pytest.raises(LaunchError):
+            parse_launch("haptic_render.launch.xml", bad)
+
+
+@pytest.mark.parametrize("args", [{}, {"mode": "admittance", "sync": "lockstep"},
+                                  {"law": "stribeck", "sample": "teflon", "rate": "500.0",
+                                   "dt": "0.002"}])
+def test_launch_command_lines_build_the_nodes(args, tmp_path):
+    """Each node of the launch file, built in-process from its exact command line (the real
+    rcl argument parser): every parameter has the declared type and passes validation."""
+    import rclpy
+    from rclpy.context import Context
+
+    from fric_nodes.friction_renderer import FrictionRenderer
+    from fric_nodes.haptic_stage import HapticStage
+
+    desc = parse_launch("haptic_render.launch.xml", {"out_dir": str(tmp_path), **args})
+    classes = {"/fric_recorder": recorder.Recorder, "/friction_renderer": FrictionRenderer,
+               "/haptic_stage": HapticStage}
+    for spec in desc:
+        ctx = Context()
+        rclpy.init(args=spec.cmd, context=ctx)
+        try:
+            node = classes[spec.node_name](context=ctx)
+            try:
+                assert node.get_fully_qualified_name() == spec.node_name
+                p, _ = _params(spec.cmd)
+                for k, v in p.items():
+                    got = node.get_parameter(k).value
+                    want = yaml.safe_load(v)
+                    assert got == want, (spec.node_name, k, got, want)
+            finally:
+                node.destroy_node()
+        finally:
+            rclpy.shutdown(context=ctx)
 
 
 # -- the analysis on simulated runs ------------------------------------------------------------

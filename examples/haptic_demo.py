@@ -1,0 +1,127 @@
+"""fric demo (`make demo`): the ROS 2 haptic pipeline on the simulated stage, then the element demo.
+
+For each rendering mode (impedance: model C, velocity in, force out; admittance: model A, force in,
+position setpoint out) it runs
+
+    fric launch haptic_render.launch.xml mode:=<mode> duration:=15.0 out_dir:=<out>/haptic_<mode>
+
+in a subprocess: three ROS 2 node processes over loopback DDS — ``haptic_stage`` (the simulated
+1-DOF stage of paper 003 at 1 kHz, an operator's hand on its handle), ``friction_renderer``
+(Coulomb friction F = 4 N) and ``fric_recorder`` (records the run, writes ``run.npz``,
+``summary.json`` and the plots ``timeseries.png`` and ``force_velocity.png``). The operator
+rests 2 s, pushes 2 N for 10.5 s (below breakaway: the handle must not move), pushes 5.3 N for 0.2 s
+(above: it slides against the kinetic level F) and lets go (it must stop without velocity sign
+chatter). The demo checks all that on the recording, then runs ``element_demo.py`` (the paper's
+figures), prints where every plot is, and exits 0 only if everything passed.
+
+DDS: ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` always; ``ROS_DOMAIN_ID`` from the environment
+(the Makefile's 42) unless other nodes are already using that domain on this machine, in which
+case a free one is picked (and printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+for p in (str(_ROOT), str(Path(__file__).resolve().parent)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from fric_nodes import pipeline, run_report  # noqa: E402
+
+MODES = ("impedance", "admittance")
+DURATION = 15.0  # s of stage time: the 14.2 s hand script and a little rest
+
+
+def run_mode(mode: str, out: Path, env: dict, sync: str, timeout: float) -> tuple[bool, list]:
+    """One pipeline run; returns (pipeline ok, checks)."""
+    out_dir = out / f"haptic_{mode}"
+    npz = out_dir / "run.npz"
+    if npz.exists():
+        npz.unlink()  # never check a stale recording
+    cmd = pipeline.launch_command({"mode": mode, "sync": sync, "duration": DURATION,
+                                   "out_dir": out_dir})
+    print(f"== haptic pipeline, {mode} mode ({sync}): fric {' '.join(cmd[3:])}", flush=True)
+    t0 = time.monotonic()
+    try:
+        rc = subprocess.run(cmd, env=env, cwd=_ROOT, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        print(f"  FAIL  the launch did not end within {timeout:g} s")
+        return False, []
+    wall = time.monotonic() - t0
+    checks = [("launch exited 0", rc == 0, f"exit status {rc}, {wall:.1f} s wall")]
+    if not npz.is_file():
+        checks.append(("recorder wrote run.npz", False, str(npz)))
+    else:
+        data = run_report.load_run(npz)
+        summary = run_report.analyze(data)
+        pngs = [out_dir / "timeseries.png", out_dir / "force_velocity.png"]
+        checks.append(("recorder wrote the plots", all(p.is_file() and p.stat().st_size > 0
+                                                        for p in pngs),
+                       ", ".join(str(p) for p in pngs)))
+        checks += pipeline.physics_checks(summary, mode=mode)
+    print(f"-- {mode} checks:")
+    for name, ok, detail in checks:
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}  [{detail}]")
+    print(flush=True)
+    return rc == 0, checks
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="out/demo", help="output directory (default out/demo)")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    ap.add_argument("--sync", choices=("realtime", "lockstep"), default="realtime",
+                    help="realtime: the stage's 1 kHz servo on the wall clock (default); "
+                         "lockstep: the stage waits for each command (deterministic)")
+    ap.add_argument("--no-elements", action="store_true", help="skip the element demo")
+    ap.add_argument("--timeout", type=float, default=120.0, help="per pipeline run [s]")
+    args = ap.parse_args(argv)
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    t_all = time.monotonic()
+
+    preferred = os.environ.get("ROS_DOMAIN_ID")
+    domain = pipeline.free_domain_id(int(preferred) if preferred else None, log=print)
+    if preferred and int(preferred) != domain:
+        print(f"using ROS_DOMAIN_ID {domain} instead of {preferred}")
+    env = pipeline.loopback_env(domain)
+    print(f"DDS: loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), ROS_DOMAIN_ID={domain}\n")
+
+    rows = []  # (what, passed, total, pngs)
+    for mode in args.modes:
+        _, checks = run_mode(mode, out, env, args.sync, args.timeout)
+        d = out / f"haptic_{mode}"
+        rows.append((f"haptic pipeline ({mode})", sum(ok for _, ok, _ in checks),
+                     max(len(checks), 1), [d / "timeseries.png", d / "force_velocity.png"]))
+
+    if not args.no_elements:
+        print("== element demo (paper 000 figures)", flush=True)
+        import element_demo
+        rc = element_demo.main(["--out", str(out)])
+        rows.append(("element demo (paper figures)", int(rc == 0), 1,
+                     sorted(out.glob("*.png"))))
+        print()
+
+    print("=" * 78)
+    ok_all = True
+    for what, passed, total, pngs in rows:
+        ok = passed == total
+        ok_all &= ok
+        print(f"{what:<32} {passed:>3}/{total:<3} {'PASS' if ok else 'FAIL'}")
+        for p in pngs:
+            print(f"{'':<4}{p}")
+    print("-" * 78)
+    print(f"{'all':<32} {time.monotonic() - t_all:6.1f} s  {'PASS' if ok_all else 'FAIL'}")
+    print(f"plots and recordings in {out}")
+    return 0 if ok_all else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
