@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -35,6 +36,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 from fric_interfaces import names  # noqa: E402
 from fric_nodes.friction_renderer import FrictionRenderer  # noqa: E402
 from fric_nodes.haptic_stage import HapticStage  # noqa: E402
+from fric_nodes.launch_runner import die_with_parent  # noqa: E402
 
 HAND = "0.2:0, 1:2:0.1, 1:6:0.1, 1:0:0.1, 1:-6:0.1, 1:0:0.1"  # stick, slip, release, reverse
 
@@ -99,7 +101,8 @@ def separate(duration: float, rate: float) -> dict:
     """Stage here, renderer in its own process (the renderer's own main and executor)."""
     exe = [sys.executable, "-m", "fric_nodes.friction_renderer", "--ros-args",
            "-p", "watchdog_timeout:=0.5", "--log-level", "warn"]
-    proc = subprocess.Popen(exe, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(exe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)
     rclpy.init()
     stage = _stage(rate)
     ex = EventsExecutor()
@@ -143,6 +146,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rate", type=float, default=1000.0, help="stage rate [Hz]")
     ap.add_argument("--quick", action="store_true", help="1 s per configuration (smoke run)")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally: clauses
     dur = 1.0 if args.quick else args.duration
     print(f"fric bench/loop_latency.py — stage at {args.rate:g} Hz, {dur:g} s per configuration, "
           f"{os.cpu_count()} CPUs, ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}")

@@ -14,6 +14,7 @@ Python API::
 """
 from __future__ import annotations
 
+import ctypes
 import datetime
 import os
 import re
@@ -41,6 +42,24 @@ _SOURCE_ROOT = Path(__file__).resolve().parents[1]
 class LaunchError(Exception):
     """A launch file is invalid or uses something outside the supported subset."""
 
+
+
+def _libc_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+_PRCTL = _libc_prctl()  # resolved here: after fork the child only makes the C call
+
+
+def die_with_parent() -> None:
+    """``preexec_fn`` for a child that must not outlive its launcher: SIGTERM it when the
+    launching thread dies, however it dies (Linux ``PR_SET_PDEATHSIG``; no-op elsewhere).
+    A haptic node orphaned by a killed launcher would otherwise keep commanding forces."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 @dataclass
 class NodeSpec:
@@ -580,7 +599,8 @@ class _Runner:
         env = {**os.environ, 'PYTHONUNBUFFERED': os.environ.get('PYTHONUNBUFFERED', '1'), **spec.env}
         try:
             proc = subprocess.Popen(spec.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=env, start_new_session=True)
+                                    stderr=subprocess.PIPE, env=env, start_new_session=True,
+                                    preexec_fn=die_with_parent)
         except OSError as e:
             if log:
                 log.close()

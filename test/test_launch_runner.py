@@ -308,6 +308,30 @@ def test_missing_executable_fails_before_anything_starts(tmp_path, fakes):
     assert fakes.pids() == {} and 'started' not in result.stderr
 
 
+def test_killed_runner_takes_its_children_along(tmp_path, fakes):
+    """SIGKILL cannot be handled, so the children must not rely on the runner's clean-up: they
+    get SIGTERM from the kernel when it dies (PR_SET_PDEATHSIG), or nodes driving a device
+    would keep running orphaned."""
+    f = _write(tmp_path / 'a.launch.xml', '''
+        <launch>
+          <node exec="sleeper" name="one"/>
+          <node exec="sleeper" name="two"/>
+        </launch>
+    ''')
+    runner = subprocess.Popen(_cli(f), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=ROOT)
+    try:
+        pids = fakes.wait_for(2)
+        assert all(_alive(p) for p in pids.values())
+    finally:
+        runner.kill()
+        runner.wait(timeout=10)
+    deadline = time.monotonic() + 10.0  # the sleepers exit on SIGTERM's default action at once
+    while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids.values())
+
+
 @pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM])
 def test_signal_to_runner_stops_every_child(tmp_path, fakes, sig):
     f = _write(tmp_path / 'a.launch.xml', '''
