@@ -6,6 +6,12 @@ Measured at the stage, in one run, for each configuration:
 * lost cycles: states that got no command before the next state was published;
 * achieved rate: states published per second of wall time, and the stage's own overruns.
 
+A lost cycle means the stage stepped with a stale command. The first command after a publish is
+credited to that state, so an answer to state k that arrives after state k+1 is counted as
+k+1's (the round-trip figures cover answered cycles; lost ones are counted apart).
+Real-time scheduling (``chrt -f 50 .venv/bin/python bench/loop_latency.py``) is what a haptic
+deployment would use; children inherit it.
+
 Configurations: the renderer as a separate process (the stage runs in this process), and both
 nodes composed in one process on one executor (events and single-threaded executors). The stage
 is the real ``HapticStage`` (sim backend, realtime 1 kHz, an operator hand pushing through stick
@@ -18,6 +24,7 @@ Run: ``make bench`` or ``.venv/bin/python bench/loop_latency.py [--duration S] [
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import subprocess
@@ -77,6 +84,8 @@ def _stage(rate: float) -> InstrumentedStage:
 
 
 def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float) -> dict:
+    gc.collect()
+    gc.freeze()  # as the nodes' run_node does: set-up objects out of the collector's way
     t_end = time.monotonic() + warmup
     while time.monotonic() < t_end:  # discovery and matching, first messages
         executor.spin_once(timeout_sec=0.005)
