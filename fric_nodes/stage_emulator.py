@@ -16,7 +16,7 @@ SIGINT/SIGTERM or ``--duration``. Or in-process::
 
     emu = StageEmulator(rate_hz=200.0, sample="brass").start()
     ser = serial.Serial(emu.port, timeout=0.1)
-    ...
+    frames = StreamDecoder().feed(ser.read(400))  # state frames at the servo rate
     emu.stop()
 
 Fault injection for tests: :meth:`inject_garbage`, :meth:`corrupt_frames` (bad CRC),
