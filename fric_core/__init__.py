@@ -6,6 +6,8 @@ Modules:
     baselines     conventional models (Karnopp, Quinn, viscosity, Dahl, LuGre, elasto-plastic)
     coupling      run elements over a force sequence; impedance element on a mass (eq. 60)
     design        parameter design conditions (15), (48), (63)
+    stage         simulated 1-DOF haptic stage of paper 003 (apparatus, samples, operator hand)
+    identification  asymmetric Karnopp fit of paper 003: OLS (5) and errors-in-variables (6)
 """
 
 __version__ = "0.1.0"
