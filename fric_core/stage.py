@@ -468,19 +468,24 @@ class HapticStageSim:
         return self._noise[i]
 
     # -- the step --------------------------------------------------------------------------------
+    def _implicit_mass(self, P: float, M: float):
+        """Model A (eq. 26) for the carriage with momentum ``P`` and effective mass ``M``:
+        v* = P/M, f = Φ_Z(v*) with Z = T/M, v = v* − Z f (exactly 0 when stuck).
+        Returns (v, f, stuck)."""
+        vs = P / M
+        phiz = self._phiz_c
+        if phiz is None:
+            return vs, 0.0, False
+        Z = self.dt / M
+        f = phiz(vs, Z)
+        stuck = f == vs / Z
+        return (0.0 if stuck else vs - Z * f), f, stuck
+
     def _carriage(self, P: float, M: float):
         """The carriage's implicit step ``M v = P − T f(v) + T s(v)``: friction f (Φ_Z, exact
         stick) and end-stop force s on the carriage. Returns (v, f, s, stuck)."""
         T = self.dt
-        phiz = self._phiz_c
-        vs = P / M
-        if phiz is None:
-            v, f, stuck = vs, 0.0, False
-        else:
-            Z = T / M
-            f = phiz(vs, Z)
-            stuck = f == vs / Z
-            v = 0.0 if stuck else vs - Z * f
+        v, f, stuck = self._implicit_mass(P, M)
         xc = self._xc
         xn = xc + T * v
         if xn > self.x_max:
@@ -493,14 +498,7 @@ class HapticStageSim:
         Ks = self.stop_stiffness
         M2 = M + self._Ks_T2_Bs_T
         P2 = P - T * Ks * (xc - lim)
-        vs2 = P2 / M2
-        if phiz is None:
-            v2, f2, stuck2 = vs2, 0.0, False
-        else:
-            Z2 = T / M2
-            f2 = phiz(vs2, Z2)
-            stuck2 = f2 == vs2 / Z2
-            v2 = 0.0 if stuck2 else vs2 - Z2 * f2
+        v2, f2, stuck2 = self._implicit_mass(P2, M2)
         pen = s * (xc + T * v2 - lim)
         if pen > 0.0:
             mag = Ks * pen + self.stop_damping * s * v2
