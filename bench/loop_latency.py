@@ -13,9 +13,18 @@ Real-time scheduling (``chrt -f 50 .venv/bin/python bench/loop_latency.py``) is 
 deployment would use; children inherit it.
 
 Configurations: the renderer as a separate process (the stage runs in this process), and both
-nodes composed in one process on one executor (events and single-threaded executors). The stage
+nodes composed in one process on one executor (events and single-threaded executors), first with
+normal scheduling, then (when this process may use SCHED_FIFO) with the nodes' real-time
+parameters ``thread_priority: 50`` and ``cpu_affinity`` (separate: stage on the last CPU, renderer
+on the first; composed: the last CPU), applied to every thread as ``run_node`` does. The stage
 is the real ``HapticStage`` (sim backend, realtime 1 kHz, an operator hand pushing through stick
 and slip), instrumented by a subclass that timestamps its publish and its command callback.
+Lost cycles are split by cause: "late tick" when the stage published state k+1 less than 0.8
+period after state k (the stage itself woke late, shrinking the window), else the answer was late.
+
+Baseline first: a bare 1 kHz sleep loop (no ROS) in a child process, normal and SCHED_FIFO on
+one CPU: how often this machine wakes a thread more than 0.5 / 1 ms late. That is the floor any
+1 kHz loop here sits on; a lost cycle needs the answer later than about 0.75 ms.
 
 Targets for this 2-core machine: 1 kHz sustained, 0 lost cycles, p99 < 1 ms. Nothing asserts.
 Run: ``make bench`` or ``.venv/bin/python bench/loop_latency.py [--duration S] [--quick]``.
@@ -33,6 +42,7 @@ import time
 
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"  # loopback only, before rclpy.init
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 100 + 1))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as fric_nodes sets it (see its __init__)
 
 import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
@@ -44,6 +54,7 @@ from fric_interfaces import names  # noqa: E402
 from fric_nodes.friction_renderer import FrictionRenderer  # noqa: E402
 from fric_nodes.haptic_stage import HapticStage  # noqa: E402
 from fric_nodes.launch_runner import die_with_parent  # noqa: E402
+from fric_nodes.scheduling import apply_scheduling  # noqa: E402
 
 HAND = "0.2:0, 1:2:0.1, 1:6:0.1, 1:0:0.1, 1:-6:0.1, 1:0:0.1"  # stick, slip, release, reverse
 
@@ -57,16 +68,20 @@ class InstrumentedStage(HapticStage):
         self.rtt_ns: list[int] = []
         self.published = 0
         self.lost = 0
+        self.lost_late_tick = 0
         self.measuring = False
         super().__init__(**kwargs)
 
     def _publish(self, *args, **kwargs):
         ok = super()._publish(*args, **kwargs)
         if ok and self.measuring:
+            now = time.monotonic_ns()
             if not self.answered:
                 self.lost += 1
+                if now - self.t_pub < 0.8 * self._period_ns:
+                    self.lost_late_tick += 1
             self.published += 1
-            self.t_pub = time.monotonic_ns()
+            self.t_pub = now
             self.answered = False
         return ok
 
@@ -77,10 +92,62 @@ class InstrumentedStage(HapticStage):
         super()._command(msg, mode, topic)
 
 
+_BASELINE = """
+import sys, time
+import numpy as np
+from fric_nodes.scheduling import apply_scheduling
+dur, prio, cpu = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+problems = apply_scheduling(prio, [cpu] if cpu >= 0 else [])
+P = 1_000_000
+nxt = time.monotonic_ns() + P
+end = nxt + int(dur * 1e9)
+late = []
+while nxt < end:
+    d = nxt - time.monotonic_ns()
+    if d > 0:
+        time.sleep(d * 1e-9)
+    late.append(time.monotonic_ns() - nxt)
+    nxt += P
+late = np.array(late) * 1e-6
+print(len(late), int((late > 0.5).sum()), int((late > 1.0).sum()), float(late.max()),
+      "; ".join(problems))
+"""
+
+
+def baseline(duration: float, priority: int, cpu: int) -> dict:
+    """A bare 1 kHz sleep loop in a child process: wake-ups more than 0.5 / 1 ms late."""
+    out = subprocess.run([sys.executable, "-c", _BASELINE, str(duration), str(priority),
+                          str(cpu)], capture_output=True, text=True, check=True,
+                         env=dict(os.environ)).stdout.split()
+    return {"cycles": int(out[0]), "late05": int(out[1]), "late1": int(out[2]),
+            "max": float(out[3]), "problems": " ".join(out[4:])}
+
+
+def rt_permitted() -> bool:
+    """Whether this process may use SCHED_FIFO (root, CAP_SYS_NICE or an rtprio limit)."""
+    try:
+        import resource
+        if os.geteuid() == 0 or resource.getrlimit(resource.RLIMIT_RTPRIO)[0] > 0:
+            return hasattr(os, "SCHED_FIFO")
+    except (ImportError, OSError):
+        pass
+    return False
+
+
 def _stage(rate: float) -> InstrumentedStage:
     return InstrumentedStage(parameter_overrides=[
         Parameter("rate", value=float(rate)), Parameter("hand_script", value=HAND),
         Parameter("carriage_friction", value=False), Parameter("command_timeout", value=0.5)])
+
+
+RT_PRIORITY = 50
+_CPUS = sorted(os.sched_getaffinity(0))
+
+
+def _realtime(node, cpus: list[int]) -> None:
+    """What run_node does with thread_priority/cpu_affinity, for this process's threads."""
+    for problem in apply_scheduling(RT_PRIORITY, cpus):
+        node.get_logger().warning(problem)
 
 
 def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float) -> dict:
@@ -99,6 +166,7 @@ def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float)
     rtt = np.array(stage.rtt_ns, dtype=float) * 1e-6
     return {
         "states": stage.published, "rate": stage.published / wall, "lost": stage.lost,
+        "late_tick": stage.lost_late_tick,
         "answered": len(rtt), "overruns": getattr(stage, "_overruns", 0) - overruns0,
         "p50": float(np.percentile(rtt, 50)) if rtt.size else float("nan"),
         "p99": float(np.percentile(rtt, 99)) if rtt.size else float("nan"),
@@ -106,14 +174,18 @@ def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float)
     }
 
 
-def separate(duration: float, rate: float) -> dict:
+def separate(duration: float, rate: float, rt: bool = False) -> dict:
     """Stage here, renderer in its own process (the renderer's own main and executor)."""
     exe = [sys.executable, "-m", "fric_nodes.friction_renderer", "--ros-args",
            "-p", "watchdog_timeout:=0.5", "--log-level", "warn"]
+    if rt:
+        exe += ["-p", f"thread_priority:={RT_PRIORITY}", "-p", f"cpu_affinity:=[{_CPUS[0]}]"]
     proc = subprocess.Popen(exe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=die_with_parent)
     rclpy.init()
     stage = _stage(rate)
+    if rt:
+        _realtime(stage, [_CPUS[-1]])
     ex = EventsExecutor()
     ex.add_node(stage)
     try:
@@ -132,11 +204,13 @@ def separate(duration: float, rate: float) -> dict:
             proc.kill()
 
 
-def composed(duration: float, rate: float, executor: str) -> dict:
+def composed(duration: float, rate: float, executor: str, rt: bool = False) -> dict:
     """Stage and renderer in this process, one executor."""
     rclpy.init()
     stage = _stage(rate)
     renderer = FrictionRenderer(parameter_overrides=[Parameter("watchdog_timeout", value=0.5)])
+    if rt:
+        _realtime(stage, [_CPUS[-1]])
     ex = EventsExecutor() if executor == "events" else SingleThreadedExecutor()
     ex.add_node(stage)
     ex.add_node(renderer)
@@ -154,19 +228,36 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds per configuration")
     ap.add_argument("--rate", type=float, default=1000.0, help="stage rate [Hz]")
     ap.add_argument("--quick", action="store_true", help="1 s per configuration (smoke run)")
+    ap.add_argument("--no-rt", action="store_true", help="skip the SCHED_FIFO configurations")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally: clauses
     dur = 1.0 if args.quick else args.duration
+    rt = rt_permitted() and not args.no_rt
     print(f"fric bench/loop_latency.py — stage at {args.rate:g} Hz, {dur:g} s per configuration, "
-          f"{os.cpu_count()} CPUs, ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}")
+          f"{os.cpu_count()} CPUs, ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}, SCHED_FIFO "
+          f"{'permitted' if rt_permitted() else 'not permitted'}")
+    base = [("normal scheduling", baseline(dur, 0, -1))]
+    if rt:
+        base.append((f"SCHED_FIFO {RT_PRIORITY}, CPU {_CPUS[-1]}",
+                     baseline(dur, RT_PRIORITY, _CPUS[-1])))
+    print("  baseline: bare 1 kHz sleep loop, no ROS")
+    for name, b in base:
+        print(f"    {name:38s} {b['cycles']:6d} cycles, {b['late05']:4d} woke > 0.5 ms late, "
+              f"{b['late1']:4d} > 1 ms, max {b['max']:.2f} ms {b['problems']}")
     rows = [("separate processes (events executors)", separate(dur, args.rate)),
             ("composed, one EventsExecutor", composed(dur, args.rate, "events")),
             ("composed, one SingleThreadedExecutor", composed(dur, args.rate, "single"))]
-    print(f"  {'configuration':40s} {'rate Hz':>8s} {'lost':>6s} {'overrun':>7s} "
+    if rt:
+        rows += [(f"separate, SCHED_FIFO {RT_PRIORITY}, CPUs {_CPUS[-1]}/{_CPUS[0]}",
+                  separate(dur, args.rate, rt=True)),
+                 (f"composed events, SCHED_FIFO {RT_PRIORITY}, CPU {_CPUS[-1]}",
+                  composed(dur, args.rate, "events", rt=True))]
+    print(f"  {'configuration':44s} {'rate Hz':>8s} {'lost':>5s} {'(tick)':>6s} {'overrun':>7s} "
           f"{'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s}")
     for name, r in rows:
-        print(f"  {name:40s} {r['rate']:8.1f} {r['lost']:6d} {r['overruns']:7d} "
-              f"{r['p50']:7.3f} {r['p99']:7.3f} {r['max']:7.2f}")
+        print(f"  {name:44s} {r['rate']:8.1f} {r['lost']:5d} {r['late_tick']:6d} "
+              f"{r['overruns']:7d} {r['p50']:7.3f} {r['p99']:7.3f} {r['max']:7.2f}")
+    print("  (tick): lost cycles where the stage itself published late (window < 0.8 period)")
     for name, r in rows:
         ok = r["rate"] >= 0.99 * args.rate and r["lost"] == 0 and r["p99"] < 1.0
         print(f"  target (>= {0.99 * args.rate:g} Hz, 0 lost, p99 < 1 ms) {name}: "

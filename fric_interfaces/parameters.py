@@ -15,8 +15,9 @@ from typing import Any, Iterable, Sequence
 
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType)
+from rclpy.parameter import Parameter
 
-__all__ = ["ParamSpec", "descriptor", "declare", "check"]
+__all__ = ["ParamSpec", "SCHEDULING_SPECS", "descriptor", "declare", "check"]
 
 _TYPES = {
     bool: ParameterType.PARAMETER_BOOL,
@@ -52,6 +53,18 @@ class ParamSpec:
         return _TYPES[type(self.default)]
 
 
+#: Real-time scheduling of a node's process, as ros2_control's controller_manager names them;
+#: applied at start-up by ``fric_nodes.scheduling.apply_scheduling``.
+SCHEDULING_SPECS = (
+    ParamSpec("thread_priority", 0, "SCHED_FIFO priority of every thread of the node's process "
+              "(1-99; 0 keeps normal scheduling). Needs CAP_SYS_NICE; without it the node warns "
+              "and runs with normal scheduling", min=0, max=99, read_only=True),
+    ParamSpec("cpu_affinity", [], "CPUs the node's process runs on (empty: all), e.g. [1] "
+              "to keep the servo loop off the CPU that handles other work", min=0,
+              read_only=True, list_of=int),
+)
+
+
 def descriptor(spec: ParamSpec) -> ParameterDescriptor:
     """The ROS descriptor of ``spec`` (ranges as FloatingPointRange/IntegerRange)."""
     text = spec.description + (f" [{spec.unit}]" if spec.unit else "")
@@ -79,9 +92,14 @@ def declare(node, specs: Iterable[ParamSpec]) -> dict[str, Any]:
     the resulting values, after :func:`check`; raises ``ValueError`` naming the first bad one."""
     values = {}
     for spec in specs:
-        p = node.declare_parameter(spec.name, spec.default, descriptor(spec))
-        values[spec.name] = p.value
-        reason = check(spec, p.value)
+        if isinstance(spec.default, (list, tuple)) and not spec.default:
+            # an empty default would make rclpy infer BYTE_ARRAY: declare the type instead
+            p = node.declare_parameter(spec.name, Parameter.Type(spec.type), descriptor(spec))
+            value = p.value if p.value is not None else []
+        else:
+            value = node.declare_parameter(spec.name, spec.default, descriptor(spec)).value
+        values[spec.name] = value
+        reason = check(spec, value)
         if reason:
             raise ValueError(f"{spec.name}: {reason}")
     return values

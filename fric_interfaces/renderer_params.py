@@ -14,6 +14,8 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     admittance_input     string    wrench | joint_effort (read-only)
     wrench_axis          string    x | y | z: WrenchStamped force axis of a 1-DOF stage (read-only)
     design_check         string    reject | warn: what a failed design check does
+    thread_priority      int       SCHED_FIFO priority 1-99 of the process, 0 = normal (read-only)
+    cpu_affinity         int[]     CPUs the process runs on, empty = all (read-only)
     marker_frame, marker_scale, marker_rate, diagnostics_period   display
     <joint>.law          string    coulomb | coulomb_viscous | stribeck | asymmetric
     <joint>.F .D .Fc .Fs .vs .delta .Cp .Cn .bp .bn .Dp .Dn .dv   law parameters (fric_core.laws)
@@ -53,7 +55,7 @@ from fric_core.elements import (CompliantAdmittance, InertialImpedance, Massless
                                 RigidAdmittance)
 from fric_core.laws import AsymmetricFriction, Coulomb, CoulombViscous, FrictionLaw, Stribeck
 
-from .parameters import ParamSpec
+from .parameters import SCHEDULING_SPECS, ParamSpec
 
 __all__ = ["MODES", "ELEMENTS", "IMPEDANCE_ELEMENTS", "ADMITTANCE_ELEMENTS", "LAWS",
            "LAW_PARAMS", "ELEMENT_PARAMS", "VECTOR_MIN_JOINTS", "GLOBAL_SPECS", "ELEMENT_KEYS",
@@ -120,7 +122,7 @@ GLOBAL_SPECS = (
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s",
               min=0.1, max=60.0, read_only=True),
-)
+) + SCHEDULING_SPECS
 
 #: (suffix, default, description, unit, min) of the per-joint double parameters
 _JOINT_DOUBLES = (

@@ -15,6 +15,7 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     sim backend:   seed, sample, handle, hand_script, hand_location, carriage_friction, sim_dt,
                    carriage_mass, max_force, x_min, x_max, force_noise, accel_noise, kp, kd
     serial backend: port, baud, read_timeout, reconnect_period
+    scheduling:    thread_priority (SCHED_FIFO 1-99, 0 off), cpu_affinity (read-only)
 
 The sim figures default to :class:`fric_core.stage.HapticStageSim`'s own defaults (paper 003's
 apparatus), read from its signature so they cannot drift apart.
@@ -29,7 +30,7 @@ from typing import Any, Mapping
 from fric_core.design import FrictionDesignWarning
 from fric_core.stage import SAMPLES, HapticStageSim, OperatorHand
 
-from .parameters import ParamSpec
+from .parameters import SCHEDULING_SPECS, ParamSpec
 
 __all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "SIM_FIGURES", "SPECS",
            "specs", "validate", "cycle_steps", "build_sim", "build_hand"]
@@ -106,7 +107,7 @@ SPECS = (
               unit="s", min=1e-3, max=10.0, read_only=True),
     ParamSpec("reconnect_period", 0.5, "retry period for opening a missing/failed port (serial)",
               unit="s", min=0.01, max=60.0, read_only=True),
-)
+) + SCHEDULING_SPECS
 
 
 def specs() -> tuple[ParamSpec, ...]:

@@ -19,7 +19,8 @@ from typing import Callable, Iterable
 import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from rclpy.exceptions import InvalidParameterTypeException, ParameterException
+from rclpy.exceptions import (InvalidParameterTypeException, ParameterException,
+                               ParameterUninitializedException)
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.signals import SignalHandlerOptions
@@ -27,7 +28,9 @@ from rclpy.utilities import remove_ros_args
 
 from fric_interfaces.parameters import ParamSpec, declare
 
-__all__ = ["declare_params", "unused_overrides", "Ring", "status", "run_node"]
+from .scheduling import apply_scheduling, process_threads
+
+__all__ = ["declare_params", "unused_overrides", "Ring", "Housekeeping", "status", "run_node"]
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
@@ -73,12 +76,54 @@ class Ring:
         return [float(v) for v in np.percentile(self._buf[:n], qs)]
 
 
+class Housekeeping:
+    """Periodic non-control work (diagnostics, markers) run in the control loop's slack.
+
+    On one executor thread a 0.1–0.7 ms diagnostics callback that happens to run just before a
+    control message is handled delays that answer by as much, which at 1 kHz loses the cycle
+    (measured with bench/loop_latency.py: one lost cycle per diagnostics period). So a
+    housekeeping timer only marks its task due (:meth:`timer` wraps the task for
+    ``create_timer``), and the control callback calls :meth:`after_output` right after it has
+    published: that runs at most one due task, in the time until the next input arrives. When no
+    control callback has run for ``idle_s`` there is nothing to delay and the timer runs the task
+    itself. ``after_output`` costs one clock read when nothing is due; no allocation.
+    """
+
+    def __init__(self, idle_s: float = 0.05):
+        self._idle_ns = int(idle_s * 1e9)
+        self._last_ns = -self._idle_ns
+        self._due: list[Callable[[], None]] = []
+
+    def timer(self, task: Callable[[], None]) -> Callable[[], None]:
+        """The callback to give ``create_timer`` for ``task``."""
+        def on_timer() -> None:
+            if time.monotonic_ns() - self._last_ns > self._idle_ns:
+                task()  # control loop idle: nothing to delay
+            elif task not in self._due:
+                self._due.append(task)
+        return on_timer
+
+    def after_output(self) -> None:
+        """Call right after the control output is published: runs the oldest due task."""
+        self._last_ns = time.monotonic_ns()
+        if self._due:
+            self._due.pop(0)()
+
+
 def status(name: str, hardware_id: str, level: int, problems: list[str], ok_message: str,
            kv: list[tuple[str, str]]) -> DiagnosticStatus:
     """A DiagnosticStatus whose message lists the problems (or ``ok_message``)."""
     return DiagnosticStatus(level=level, name=name, hardware_id=hardware_id,
                             message="; ".join(problems) or ok_message,
                             values=[KeyValue(key=k, value=v) for k, v in kv])
+
+
+def _int_list(node, name: str) -> list[int]:
+    """An integer-array parameter declared without a default: [] when not set."""
+    try:
+        return list(node.get_parameter(name).value or [])
+    except ParameterUninitializedException:
+        return []
 
 
 def run_node(factory: Callable[[], object], prog: str, args=None, *,
@@ -88,7 +133,9 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
 
     ``factory`` raising ``ValueError`` (bad parameters) prints ``<prog>: bad parameters: …`` and
     returns 1. ``on_stop(node, context_ok)`` runs before the node is destroyed (final safe
-    output). Non-ROS option ``--executor events|single`` (default events). Returns 0.
+    output). Applies the node's ``thread_priority``/``cpu_affinity`` parameters, when it has
+    them, to every thread of the process (:mod:`fric_nodes.scheduling`). Non-ROS option
+    ``--executor events|single`` (default events). Returns 0.
     """
     argv = list(sys.argv[1:] if args is None else args)
     parser = argparse.ArgumentParser(prog=prog)
@@ -105,6 +152,16 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
     try:
         try:
             node = factory()
+            if node.has_parameter("thread_priority"):
+                prio = node.get_parameter("thread_priority").value
+                cpus = _int_list(node, "cpu_affinity")
+                problems = apply_scheduling(prio, cpus)
+                for problem in problems:
+                    node.get_logger().warning(problem)
+                if (prio or cpus) and not problems:
+                    node.get_logger().info(
+                        f"scheduling: {f'SCHED_FIFO {prio}' if prio else 'normal'}, CPUs "
+                        f"{cpus or 'all'}, all {len(process_threads())} threads")
         except ValueError as e:
             print(f"{prog}: bad parameters: {e}", file=sys.stderr)
             return 1

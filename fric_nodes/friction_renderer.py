@@ -64,7 +64,7 @@ from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointSt
 from fric_interfaces.parameters import check, declare
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
                                              resolve_element, validate_globals)
-from fric_nodes._node_util import run_node, sleep_ok
+from fric_nodes._node_util import Housekeeping, run_node, sleep_ok
 
 __all__ = ["FrictionRenderer", "main"]
 
@@ -192,9 +192,11 @@ class FrictionRenderer(Node):
         self._markers = self._make_markers()
         self._watchdog_timer = None
         self._make_watchdog_timer()
-        self.create_timer(1.0 / values["marker_rate"], self._on_markers, clock=self._steady)
-        self.create_timer(values["diagnostics_period"], self._on_diagnostics,
-                          clock=self._steady)
+        self._housekeeping = Housekeeping()  # markers/diagnostics run after an output
+        self.create_timer(1.0 / values["marker_rate"],
+                          self._housekeeping.timer(self._on_markers), clock=self._steady)
+        self.create_timer(values["diagnostics_period"],
+                          self._housekeeping.timer(self._on_diagnostics), clock=self._steady)
 
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
@@ -273,6 +275,7 @@ class FrictionRenderer(Node):
             self._sat_total += 1
             np.clip(cmd, -m, m, out=cmd)
         self._out.publish(self._writer.fill(cmd))
+        self._housekeeping.after_output()
 
     def _on_effort_state(self, msg: JointState) -> None:
         """Admittance mode, joint_effort input: force and position from joint_states."""
@@ -321,6 +324,7 @@ class FrictionRenderer(Node):
         v = self._bank.step(hc)
         sp += np.multiply(v, self._dt, out=hc)
         self._out.publish(self._writer.fill(sp))
+        self._housekeeping.after_output()
 
     # ------------------------------------------------------------------ safety
     def _reject(self, reason: str, text: str, publish: bool = True) -> None:
@@ -489,10 +493,10 @@ class FrictionRenderer(Node):
         nlat = min(self._lat_n, _LAT_RING)
         if nlat:
             lat = self._lat[:nlat] * 1e-6
+            p50, p99, pmax = np.percentile(lat, (50.0, 99.0, 100.0))
             kv += [("latency mean [ms]", f"{lat.mean():.3f}"),
-                   ("latency p50 [ms]", f"{np.percentile(lat, 50):.3f}"),
-                   ("latency p99 [ms]", f"{np.percentile(lat, 99):.3f}"),
-                   ("latency max [ms]", f"{lat.max():.3f}")]
+                   ("latency p50 [ms]", f"{p50:.3f}"), ("latency p99 [ms]", f"{p99:.3f}"),
+                   ("latency max [ms]", f"{pmax:.3f}")]
         else:
             kv.append(("latency [ms]", "n/a (no stamped input this period)"))
         kv.append(("zero-stamped inputs (receive time used)", str(self._zero_stamps)))

@@ -99,7 +99,7 @@ from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
 
-from ._node_util import Ring, declare_params, run_node, sleep_ok, status, unused_overrides
+from ._node_util import Housekeeping, Ring, declare_params, run_node, sleep_ok, status, unused_overrides
 from .stage_protocol import (COMMAND_FRAME_SIZE, TYPE_STATE, Mode, StreamDecoder,
                              encode_command)
 
@@ -445,8 +445,12 @@ class HapticStage(Node):
         self._pos_sub = self.create_subscription(Float64MultiArray, names.POSITION_COMMANDS,
                                                  self._on_position, qos.CONTROL_SUB)
         self._markers = self._make_markers()
-        self.create_timer(1.0 / values["marker_rate"], self._on_markers, clock=self._steady)
-        self._diag_timer = self.create_timer(values["diagnostics_period"], self._on_diagnostics,
+        # markers/diagnostics run in the slack after a command arrived (see Housekeeping)
+        self._housekeeping = Housekeeping()
+        self.create_timer(1.0 / values["marker_rate"],
+                          self._housekeeping.timer(self._on_markers), clock=self._steady)
+        self._diag_timer = self.create_timer(values["diagnostics_period"],
+                                             self._housekeeping.timer(self._on_diagnostics),
                                              clock=self._steady)
         self._tick_timer = None
         if self._sim_backend and not self._lockstep:
@@ -532,6 +536,7 @@ class HapticStage(Node):
             if link is not None and not self.finished and not link.quiet:
                 link.send(mode, value)  # at once: the device applies it in its next cycle
                 self._last_mode = mode
+        self._housekeeping.after_output()
 
     def _reject(self, reason: str, text: str) -> None:
         self._rejected[reason] = self._rejected.get(reason, 0) + 1
