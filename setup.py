@@ -14,9 +14,12 @@ setup(
         ('share/' + package_name + '/launch', glob('launch/*.launch.xml') + glob('launch/*.py')),
         ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
         ('share/' + package_name + '/config/ros2_control', glob('config/ros2_control/*.yaml')),
+        ('share/' + package_name + '/urdf', glob('urdf/*.urdf')),
     ],
     python_requires='>=3.11',
-    install_requires=['numpy', 'scipy', 'matplotlib', 'pyserial'],
+    # rosbags: reading ROS 2 bags offline for identification (pure Python, no ROS install);
+    # pin (Pinocchio): URDF rigid-body dynamics for the transmission arms
+    install_requires=['numpy', 'scipy', 'matplotlib', 'pyserial', 'rosbags', 'pin'],
     extras_require={
         # ROS 2 kilted for Python 3.11 from PyPI; a colcon build uses package.xml instead.
         'ros': [
@@ -37,6 +40,7 @@ setup(
             'fric = fric_nodes.cli:main',
             'friction_renderer = fric_nodes.friction_renderer:main',
             'haptic_stage = fric_nodes.haptic_stage:main',
+            'friction_identifier = fric_nodes.friction_identifier:main',
             'fric_recorder = fric_nodes.recorder:main',
         ],
     },
