@@ -10,6 +10,8 @@ JOINT_STATES = "joint_states"  #: sensor_msgs/JointState
 EFFORT_COMMANDS = "effort_controller/commands"  #: std_msgs/Float64MultiArray, one per joint
 POSITION_COMMANDS = "position_controller/commands"  #: std_msgs/Float64MultiArray
 WRENCH = "wrench"  #: geometry_msgs/WrenchStamped
+#: sensor_msgs/Imu (as ros2_control's imu_sensor_broadcaster): linear_acceleration.x along +x
+ACCELEROMETER = "accelerometer"
 MARKERS = "~/markers"  #: visualization_msgs/MarkerArray
 DIAGNOSTICS = "/diagnostics"  #: diagnostic_msgs/DiagnosticArray
 

@@ -12,8 +12,10 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     duration           double  stage time after which the node exits 0; 0 = forever [s] (read-only)
     command_timeout    double  no valid command this long -> zero force [s]
     marker_frame, marker_rate, diagnostics_period           display
-    sim backend:   seed, sample, handle, hand_script, hand_location, carriage_friction, sim_dt,
-                   carriage_mass, max_force, x_min, x_max, force_noise, accel_noise, kp, kd
+    publish_accelerometer  bool  publish the accelerometer on ``accelerometer`` (read-only)
+    sim backend:   seed, sample, handle, hand_script, hand_location, hand_start,
+                   carriage_friction, sim_dt, carriage_mass, max_force, x_min, x_max,
+                   force_noise, accel_noise, kp, kd
     serial backend: port, baud, read_timeout, reconnect_period
     scheduling:    thread_priority (SCHED_FIFO 1-99, 0 off), cpu_affinity (read-only)
 
@@ -32,13 +34,16 @@ from fric_core.stage import SAMPLES, HapticStageSim, OperatorHand
 
 from .parameters import SCHEDULING_SPECS, ParamSpec
 
-__all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "SIM_FIGURES", "SPECS",
+__all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "HAND_STARTS", "SIM_FIGURES",
+           "SPECS",
            "specs", "validate", "cycle_steps", "build_sim", "build_hand"]
 
 BACKENDS = ("sim", "serial")
 SYNCS = ("realtime", "lockstep")
 SAMPLE_CHOICES = ("none",) + tuple(sorted(SAMPLES))
 HAND_LOCATIONS = ("carriage", "tool")
+#: when the scripted hand's clock starts: at stage time 0, or at the first valid command
+HAND_STARTS = ("immediately", "first_command")
 
 _SIM_DEFAULTS = {n: p.default for n, p in
                  inspect.signature(HapticStageSim.__init__).parameters.items()
@@ -80,6 +85,9 @@ SPECS = (
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s", min=0.05,
               max=60.0, read_only=True),
+    ParamSpec("publish_accelerometer", True, "publish the accelerometer every cycle on "
+              "accelerometer (sensor_msgs/Imu, linear_acceleration.x along +x, the stamp of "
+              "joint_states)", read_only=True),
     # -- sim backend
     ParamSpec("seed", 0, "sensor noise seed (sim)", min=0, read_only=True),
     ParamSpec("sample", "none", "sample block beyond the load cell, sliding with paper 003's "
@@ -91,6 +99,10 @@ SPECS = (
     ParamSpec("hand_location", "carriage", "where the hand pushes: the carriage, or the tool "
               "side beyond the load cell (then the load cell measures it) (sim)",
               read_only=True, choices=HAND_LOCATIONS),
+    ParamSpec("hand_start", "immediately", "when the hand script's clock starts: immediately "
+              "(stage time 0), or first_command: at the first valid command the stage receives, "
+              "so the operator only pushes once a controller renders; a duration > 0 then "
+              "counts from that moment too (sim)", read_only=True, choices=HAND_STARTS),
     ParamSpec("carriage_friction", True, "the carriage's own friction (paper 003 Table 3); "
               "false: frictionless carriage (sim)", read_only=True),
     ParamSpec("sim_dt", float(_SIM_DEFAULTS["dt"]), "physics step (sim): 1/rate must be a whole "
@@ -139,6 +151,9 @@ def validate(values: Mapping[str, Any]) -> None:
         build_hand(values)
     elif not values["port"]:
         raise ValueError("port: a serial device path is needed with backend serial")
+    elif values["hand_start"] != "immediately":
+        raise ValueError(f"hand_start: {values['hand_start']!r} needs backend sim (a serial "
+                         "device runs its own hand script)")
 
 
 def build_hand(values: Mapping[str, Any]) -> OperatorHand | None:

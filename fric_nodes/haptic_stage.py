@@ -6,6 +6,14 @@ Every servo cycle it publishes
 * ``joint_states`` — one joint ``joint_name``: position (encoder, m), velocity (encoder-edge
   estimate, m/s), effort = the load-cell force (N, sign below);
 * ``wrench`` — WrenchStamped in frame ``load_cell``: the same load-cell force on ``force.x``;
+* ``accelerometer`` — sensor_msgs/Imu (the message of ros2_control's imu_sensor_broadcaster),
+  frame ``load_cell``, the stamp of the cycle's joint_states: ``linear_acceleration.x`` is the
+  accelerometer (m/s², the acceleration of the object beyond the load cell, or of the carriage
+  when there is none, along +x: the sim's ``StageReading.acceleration``, the serial frames'
+  ``acceleration``); ``linear_acceleration_covariance[0]`` its noise variance when known (sim:
+  ``accel_noise``²) else 0 (unknown); orientation and angular velocity are not provided
+  (their covariance[0] = -1). Published just *before* the cycle's joint_states, so a controller
+  woken by joint_states already has it. Off with ``publish_accelerometer: false``;
 * ``~/hand_force`` — std_msgs/Float64, sim backend only: the scripted operator hand's force (N,
   +x forward), for recording and plots (what the operator pushed). No header: pair it with the
   joint_states of the same cycle (published just before it, same cycle, same order);
@@ -67,6 +75,12 @@ Sync (``sim``):
 ``duration`` > 0: when the stage time reaches it, the node publishes that last state, logs, and
 ``main`` exits 0 (launch files use ``on_exit="shutdown"`` for fixed-length runs).
 
+``hand_start`` (sim): ``immediately`` — the hand script runs from stage time 0;
+``first_command`` — the hand script's clock starts at the first valid command the stage
+receives (the hand stays off until then), and so does the ``duration`` count: the scripted
+operator only pushes once a controller drives the stage (e.g. a renderer that waits for an
+identified law), however long that takes.
+
 Serial stamps: device time mapped to the wall clock with the smallest observed receive latency
 (re-estimated every 1000 frames, so device clock drift is followed); stamps never go backwards,
 also across reconnects.
@@ -74,6 +88,7 @@ also across reconnects.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import math
 import os
@@ -89,7 +104,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import ColorRGBA, Float64, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -384,6 +399,7 @@ class HapticStage(Node):
         self._last = None  # last published reading (StageReading, or StateFrame)
         self._last_mode = IDLE
         self._diag_mono = time.monotonic()
+        self._run_base_ns = 0  # stage time the duration counts from (hand_start)
         # realtime sim
         self._t0 = None
         self._overruns = self._missed = self._reanchors = 0
@@ -421,6 +437,11 @@ class HapticStage(Node):
         w.header.frame_id = "load_cell"
         self._wforce = w.wrench.force
         self._hand_msg = Float64()
+        imu = self._imu = Imu()
+        imu.header.frame_id = "load_cell"
+        imu.orientation_covariance[0] = -1.0  # not provided
+        imu.angular_velocity_covariance[0] = -1.0  # not provided
+        self._imu_acc = imu.linear_acceleration
 
         # backend
         self._sim = None
@@ -431,10 +452,19 @@ class HapticStage(Node):
             self._spc = cycle_steps(self._rate, values["sim_dt"])
             self._hand = self._sim.hand
             self._has_tool = self._sim.has_tool
+            # accelerometer noise variance (sim: known)
+            imu.linear_acceleration_covariance[0] = float(values["accel_noise"]) ** 2
+        # hand_start first_command: the hand (and the duration count) wait for a command
+        self._hand_pending = None
+        if self._sim_backend and values["hand_start"] == "first_command":
+            self._run_base_ns = None
+            self._hand_pending, self._sim.hand = self._sim.hand, None
 
         # topics
         self._js_pub = self.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
         self._w_pub = self.create_publisher(WrenchStamped, names.WRENCH, qos.CONTROL_PUB)
+        self._imu_pub = (self.create_publisher(Imu, names.ACCELEROMETER, qos.CONTROL_PUB)
+                         if values["publish_accelerometer"] else None)
         self._hand_pub = (self.create_publisher(Float64, "~/hand_force", qos.CONTROL_PUB)
                           if self._sim_backend else None)
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
@@ -465,7 +495,8 @@ class HapticStage(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
         desc = (f"sim ({self._sim!r}, {self._spc} x {values['sim_dt']:g} s per cycle, hand "
-                f"{values['hand_script'] or 'none'!r} on the {values['hand_location']})"
+                f"{values['hand_script'] or 'none'!r} on the {values['hand_location']}"
+                + (", starting at the first command" if self._run_base_ns is None else "") + ")"
                 if self._sim_backend else f"serial ({values['port']}, {values['baud']} baud)")
         self.get_logger().info(f"{values['sync']} at {self._rate:g} Hz, joint "
                                f"{self._joint!r}, backend {desc}"
@@ -526,6 +557,8 @@ class HapticStage(Node):
         self._accepted += 1
         self._cmd_seen = True
         self._cmd_timed_out = False
+        if self._run_base_ns is None:
+            self._start_run_clock()
         if self._lockstep:
             self._cmd = (mode, value, self._k)
             if self._ls_waiting:
@@ -537,6 +570,24 @@ class HapticStage(Node):
                 link.send(mode, value)  # at once: the device applies it in its next cycle
                 self._last_mode = mode
         self._housekeeping.after_output()
+
+    def _start_run_clock(self) -> None:
+        """hand_start first_command: the hand script and the duration start now."""
+        sim = self._sim
+        self._run_base_ns = self._k * self._period_ns
+        pending, self._hand_pending = self._hand_pending, None
+        if pending is not None:
+            sim.hand = dataclasses.replace(pending, start=pending.start + sim.t)
+        self.get_logger().info(f"first command at stage time {sim.t:.3f} s: "
+                               + ("the operator hand script starts" if pending is not None
+                                  else "the run starts")
+                               + (f", duration {self._duration_ns * 1e-9:g} s from now"
+                                  if self._duration_ns else ""))
+
+    def _duration_reached(self, stage_ns: int) -> bool:
+        base = self._run_base_ns
+        return bool(self._duration_ns) and base is not None and \
+            stage_ns - base >= self._duration_ns
 
     def _reject(self, reason: str, text: str) -> None:
         self._rejected[reason] = self._rejected.get(reason, 0) + 1
@@ -590,21 +641,30 @@ class HapticStage(Node):
         s = self._sim
         x0 = s.x0
         q = math.floor(x0 * s.counts_per_metre + 0.5)
-        fh = self._hand.force(0.0) if self._hand is not None else 0.0
+        hand = s.hand  # None while hand_start waits for the first command
+        fh = hand.force(0.0) if hand is not None else 0.0
         return StageReading(0.0, q / s.counts_per_metre, 0.0, 0.0, 0.0, 0.0, 0.0, False,
                             x0 <= s.x_min or x0 >= s.x_max, x0, 0.0, 0.0, 0.0, x0, 0.0, fh,
                             0.0, True, s.tool_friction is not None)
 
     def _publish(self, stamp_ns: int, position: float, velocity: float, force: float,
-                 hand: float | None, sat: bool, lim: bool) -> bool:
-        """joint_states, wrench (and hand force); False (nothing published) if non-finite."""
-        if not (math.isfinite(position) and math.isfinite(velocity) and math.isfinite(force)):
-            self._reject_state(position, velocity, force)
+                 accel: float, hand: float | None, sat: bool, lim: bool) -> bool:
+        """accelerometer, joint_states, wrench (and hand force); False (nothing published) if
+        non-finite."""
+        if not (math.isfinite(position) and math.isfinite(velocity) and math.isfinite(force)
+                and math.isfinite(accel)):
+            self._reject_state(position, velocity, force, accel)
             return False
         if stamp_ns <= self._last_stamp:
             stamp_ns = self._last_stamp + 1
         self._last_stamp = stamp_ns
         sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        if self._imu_pub is not None:
+            imu = self._imu
+            ist = imu.header.stamp
+            ist.sec, ist.nanosec = sec, nsec
+            self._imu_acc.x = accel
+            self._imu_pub.publish(imu)
         js = self._js
         st = js.header.stamp
         st.sec, st.nanosec = sec, nsec
@@ -639,8 +699,8 @@ class HapticStage(Node):
         self._last = r
         self._stage_ns = self._k * self._period_ns
         self._publish(self._epoch_ns + self._stage_ns, r.position, r.velocity, -r.force,
-                      r.hand_force, r.saturated, r.at_limit)
-        if self._duration_ns and self._stage_ns >= self._duration_ns:
+                      r.acceleration, r.hand_force, r.saturated, r.at_limit)
+        if self._duration_reached(self._stage_ns):
             self._finish()
 
     def _finish(self) -> None:
@@ -686,7 +746,7 @@ class HapticStage(Node):
             if mode != IDLE:
                 mode, value = self._current(start - t, self._cmd_timeout_ns)
             r = self._sim_cycle(mode, value)
-            if self._duration_ns and self._k * P >= self._duration_ns:
+            if self._duration_reached(self._k * P):
                 break
         self._publish_reading(r)
         self._cycle_time.add((time.monotonic_ns() - start) * 1e-9)
@@ -796,9 +856,9 @@ class HapticStage(Node):
         self._last = f
         self._stage_ns = stage_ns
         self._k += 1
-        self._publish(self._off_ns + t_dev, f.position, f.velocity, -f.force, None,
-                      f.saturated, f.at_limit)
-        if self._duration_ns and stage_ns >= self._duration_ns:
+        self._publish(self._off_ns + t_dev, f.position, f.velocity, -f.force, f.acceleration,
+                      None, f.saturated, f.at_limit)
+        if self._duration_reached(stage_ns):
             self._finish()
             return IDLE, 0.0
         mode, value, t = self._cmd
@@ -927,6 +987,8 @@ class HapticStage(Node):
             s = self._sim
             kv += [("sample", v["sample"]), ("hand", v["hand_script"] or "none"),
                    ("hand location", v["hand_location"]),
+                   ("hand start", v["hand_start"] if self._run_base_ns is not None
+                    else "waiting for the first command"),
                    ("carriage friction", str(v["carriage_friction"])),
                    ("physics steps per cycle", f"{self._spc} x {v['sim_dt']:g} s"),
                    ("solver unconverged steps", str(s.solver_unconverged))]
@@ -997,6 +1059,8 @@ class HapticStage(Node):
                     worse(DiagnosticStatus.ERROR, "device FAULT (motor off)")
                 ok_msg = f"serial {link.port}, streaming"
         # flags and commands (both backends)
+        kv.append(("accelerometer", names.ACCELEROMETER if self._imu_pub is not None
+                   else "not published"))
         kv += [("saturated cycles", str(self._sat_total)),
                ("saturated cycles this period", str(self._sat_period)),
                ("end-stop cycles", str(self._lim_total)),

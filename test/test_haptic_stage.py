@@ -603,3 +603,91 @@ def test_serial_faults_missing_port_garbage_crc_unplug_replug(world, tmp_path):
     assert np.all(np.diff(stamps) > 0)
     assert np.all(np.isfinite(x)) and np.all(np.isfinite(v)) and np.all(np.isfinite(f))
     assert abs(x[-1] - target) <= 3 * RES, x[-20:]
+
+
+# ------------------------------------------------------------------ accelerometer, hand_start
+def test_accelerometer_topic_is_the_sim_accelerometer_with_the_joint_states_stamp(world):
+    """accelerometer (sensor_msgs/Imu): linear_acceleration.x is HapticStageSim's accelerometer
+    bit for bit (so its sign is the stage's +x), stamped like joint_states, frame load_cell,
+    covariance[0] = accel_noise^2, orientation and angular velocity flagged 'not provided'.
+    Physics: a frictionless 0.5 kg carriage under +0.5 N accelerates at +1 m/s^2 (11 mm in
+    0.15 s, short of the 16 mm end stop); the mean of 30 readings with 0.2379 m/s^2 noise is
+    within 4 standard errors (0.17 m/s^2) of it."""
+    from sensor_msgs.msg import Imu
+
+    m, F, K, noise = 0.5, 0.5, 30, 0.2379
+    world.make(sync="lockstep", rate=RATE, carriage_mass=m, carriage_friction=False,
+               force_noise=0.0, accel_noise=noise)
+    peer = world.peer("stage_test_accel")
+    imus = []
+    ns = peer.stage.rpartition("/")[0]
+    peer.node.create_subscription(Imu, f"{ns}/{names.ACCELEROMETER}", imus.append, RELIABLE)
+    ex = world.executor
+    assert spin_until(ex, lambda: len(peer.states) == 1 and len(imus) == 1)
+    for k in range(1, K + 1):
+        peer.send(F)
+        assert spin_until(ex, lambda: len(peer.states) == k + 1 and len(imus) == k + 1,
+                          timeout=2.0), k
+    stamps = [s[0] for s in peer.states]
+    assert [i.header.stamp.sec * 1_000_000_000 + i.header.stamp.nanosec for i in imus] == stamps
+    assert all(i.header.frame_id == "load_cell" for i in imus)
+    assert all(i.linear_acceleration_covariance[0] == pytest.approx(noise ** 2) for i in imus)
+    assert all(i.orientation_covariance[0] == -1.0 and i.angular_velocity_covariance[0] == -1.0
+               for i in imus)
+    acc = np.array([i.linear_acceleration.x for i in imus])
+    ref = HapticStageSim(carriage_mass=m, carriage_friction=None, force_noise=0.0,
+                         accel_noise=noise, seed=0)
+    assert acc[0] == 0.0  # state 0: at rest
+    assert np.array_equal(acc[1:], [ref.run(5, F)[-1].acceleration for _ in range(K)])
+    assert abs(acc[1:].mean() - F / m) < 4 * noise / math.sqrt(K)
+
+
+def test_accelerometer_can_be_switched_off(world):
+    from sensor_msgs.msg import Imu
+
+    world.make(sync="lockstep", rate=RATE, publish_accelerometer=False, lockstep_wait=0.1,
+               lockstep_timeout=0.02)
+    peer = world.peer("stage_test_no_accel", commands=False)
+    imus = []
+    ns = peer.stage.rpartition("/")[0]
+    peer.node.create_subscription(Imu, f"{ns}/{names.ACCELEROMETER}", imus.append, RELIABLE)
+    ex = world.executor
+    assert spin_until(ex, lambda: len(peer.states) >= 5)
+    assert not imus and peer.node.count_publishers(f"{ns}/{names.ACCELEROMETER}") == 0
+
+
+def test_hand_start_first_command_starts_the_hand_and_the_duration_at_the_first_command(world):
+    """hand_start first_command: while no command came the hand does not push (the stage runs
+    on lockstep timeouts far past the script's start and the duration); from the first valid
+    command on the hand force is the script's, shifted to that moment, and the run lasts
+    `duration` of stage time from it."""
+    script, duration = "0.02:0, 0.05:1.5, 0.05:0.5", 0.1
+    node = world.make(sync="lockstep", rate=RATE, hand_script=script, hand_location="tool",
+                      hand_start="first_command", duration=duration, lockstep_timeout=0.01,
+                      **FRICTIONLESS)
+    peer = world.peer("stage_test_hand_start")
+    ex = world.executor
+    assert spin_until(ex, lambda: len(peer.hands) >= 40, timeout=10.0)  # 0.2 s > duration
+    assert not node.finished and all(h == 0.0 for h in peer.hands)
+    _, _, d = _local_diag(node)
+    assert d["hand start"] == "waiting for the first command"
+    n0 = len(peer.hands)  # bounded by the next lockstep timeout: compare from the command on
+    peer.send(0.0)
+    assert spin_until(ex, lambda: node.finished, timeout=10.0)
+    spin_for(ex, 0.05)
+    hand = OperatorHand.parse(script, location="tool")
+    hands = np.array(peer.hands)
+    k0 = int(np.flatnonzero(hands)[0])  # first cycle the hand pushes: 0.02 s after the command
+    assert n0 - 1 <= k0 - 4 <= n0 + 1  # the command released state k0 - 4 (4 cycles = 0.02 s)
+    start = k0 - 4  # the state the command answered: the script's t = 0
+    expected = [hand.force((k - start) * 0.005) for k in range(start, len(hands))]
+    assert np.allclose(hands[start:], expected)
+    # duration counted from the first command: 0.1 s = 20 cycles after it
+    assert len(hands) - 1 - start == round(duration * RATE)
+
+
+def test_hand_start_first_command_needs_the_sim_backend():
+    values = {s.name: s.default for s in SPECS}
+    with pytest.raises(ValueError, match="^hand_start"):
+        validate(dict(values, backend="serial", hand_start="first_command"))
+    validate(dict(values, hand_start="first_command"))
