@@ -14,6 +14,7 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     admittance_input     string    wrench | joint_effort (read-only)
     wrench_axis          string    x | y | z: WrenchStamped force axis of a 1-DOF stage (read-only)
     design_check         string    reject | warn: what a failed design check does
+    output_enabled       bool      publish commands (default true; live): the hand-over switch
     thread_priority      int       SCHED_FIFO priority 1-99 of the process, 0 = normal (read-only)
     cpu_affinity         int[]     CPUs the process runs on, empty = all (read-only)
     marker_frame, marker_scale, marker_rate, diagnostics_period   display
@@ -22,6 +23,18 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     <joint>.K .B .M      double    element parameters (presliding stiffness, damping, virtual mass)
     <joint>.mass         double    moving mass of the device at this joint, 0 = unknown; with model
                                    C it enables the static-friction stability check, eq. (63)
+
+``output_enabled`` (live) hands the device over to another controller and back, e.g. to
+``friction_identifier`` while it drives the stage, so two controllers never command one device:
+
+* ``false`` — nothing is published on the command topic (no safe output, no watchdog output, no
+  final command at shutdown); inputs are still read, checked and counted, the watchdog and the
+  diagnostics keep running (message "output disabled"); the element is reset and not stepped.
+* ``true`` again — rendering resumes from rest: impedance from the next valid input; admittance
+  from the measured position, like after a watchdog trip.
+
+It can be set together with new law parameters in one ``set_parameters_atomically`` call (the
+new law is then rendered from the first command on).
 
 Only the parameters of the selected law and element are used; all are declared so that
 ``ros2 param list`` shows them and a live change of ``<joint>.law`` finds its parameters.
@@ -115,6 +128,9 @@ GLOBAL_SPECS = (
               "direction (admittance_input: wrench)", read_only=True, choices=("x", "y", "z")),
     ParamSpec("design_check", "reject", "a failed design check (paper conditions (15), (48), "
               "(63)): reject the parameter set, or only warn", choices=("reject", "warn")),
+    ParamSpec("output_enabled", True, "publish commands; false: publish nothing (another "
+              "controller has the device), inputs and diagnostics go on, the element is reset; "
+              "true again: resume from rest (admittance: from the measured position)"),
     ParamSpec("marker_frame", "world", "frame of the ~/markers arrows"),
     ParamSpec("marker_scale", 0.01, "arrow length per unit of friction force",
               unit="m/N", min=0.0),

@@ -38,6 +38,10 @@ Design choices (documented here once, referred to below):
   mode a stuck contact's spring force restarts from zero and builds up again within F/K of motion.
 * **max_effort** bounds the commanded effort (impedance) or the measured force the element sees
   (admittance: a load-cell spike cannot throw the setpoint); active saturation is reported.
+* **output_enabled** (live; see :mod:`fric_interfaces.renderer_params`): false publishes nothing
+  at all on the command topic (not even the safe output, the watchdog's or the final one) while
+  inputs, watchdog and diagnostics go on and the element rests; true resumes from rest
+  (admittance: from the measured position). The hand-over to ``friction_identifier``.
 """
 
 from __future__ import annotations
@@ -145,6 +149,7 @@ class FrictionRenderer(Node):
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
         self._rendering = False  # admittance: setpoint initialised from the measured position
+        self._output = bool(values["output_enabled"])  # False: another controller has the device
         self._force = np.zeros(n)  # admittance wrench input
         self._pos_mono = None  # admittance/wrench: receipt of the last valid joint_states
         self._lat = np.zeros(_LAT_RING)
@@ -264,7 +269,7 @@ class FrictionRenderer(Node):
 
     def _on_joint_state(self, msg: JointState) -> None:
         """Impedance mode: one element step per joint_states message."""
-        if not self._admit(msg, self._reader.read, "joint_states"):
+        if not self._admit(msg, self._reader.read, "joint_states") or not self._output:
             return
         f = self._bank.step(self._reader.velocity)
         cmd = self._cmd
@@ -279,7 +284,7 @@ class FrictionRenderer(Node):
 
     def _on_effort_state(self, msg: JointState) -> None:
         """Admittance mode, joint_effort input: force and position from joint_states."""
-        if not self._admit(msg, self._reader.read, "joint_states"):
+        if not self._admit(msg, self._reader.read, "joint_states") or not self._output:
             return
         self._render_admittance(self._reader.effort, self._reader.position)
 
@@ -294,7 +299,7 @@ class FrictionRenderer(Node):
             self._reject("no_position", "wrench: no recent joint_states to start the position "
                          "setpoint from; waiting", publish=False)
             return
-        if not self._admit(msg, self._read_wrench, "wrench"):
+        if not self._admit(msg, self._read_wrench, "wrench") or not self._output:
             return
         self._render_admittance(self._force, self._reader.position)
 
@@ -338,7 +343,10 @@ class FrictionRenderer(Node):
 
     def _publish_safe(self) -> None:
         """Impedance: the last effort again, clipped to max_effort (zero before the first valid
-        input and after a trip). Admittance: the held setpoint, or nothing before one exists."""
+        input and after a trip). Admittance: the held setpoint, or nothing before one exists.
+        Nothing while output_enabled is false."""
+        if not self._output:
+            return
         if self._impedance:
             m = self._max_effort
             np.clip(self._cmd, -m, m, out=self._cmd)
@@ -367,15 +375,39 @@ class FrictionRenderer(Node):
         self._publish_safe()
         self.get_logger().warning(
             f"watchdog: no valid {self._input_topic} for {self._timeout_ns * 1e-9:g} s: "
-            + ("commanding zero effort" if self._impedance else "holding the position"))
+            + ("output disabled, element reset" if not self._output else
+               "commanding zero effort" if self._impedance else "holding the position"))
 
-    def publish_stop(self) -> None:
-        """Final safe command at shutdown: zero effort, or hold the last setpoint."""
+    def publish_stop(self) -> bool:
+        """Final safe command at shutdown: zero effort, or hold the last setpoint (nothing while
+        output_enabled is false: another controller has the device). True if published."""
+        if not self._output:
+            return False
         if self._impedance:
             self._cmd[:] = 0.0
             self._out.publish(self._writer.fill(self._cmd))
         elif self._rendering or self._tripped:
             self._out.publish(self._writer.fill(self._cmd))
+        return True
+
+    @property
+    def output_enabled(self) -> bool:
+        return self._output
+
+    def _set_output(self, enabled: bool) -> None:
+        """The hand-over switch: either way the element restarts from rest (a staged retune is
+        fresh already); admittance restarts from the measured position."""
+        if enabled == self._output:
+            return
+        self._output = enabled
+        if self._new_bank is None:
+            self._bank.reset()
+        if self._impedance:
+            self._cmd[:] = 0.0
+        self._rendering = False
+        self.get_logger().info("output enabled: rendering from rest" if enabled else
+                               "output disabled: publishing nothing (another controller has "
+                               "the device)")
 
     @property
     def last_command(self) -> np.ndarray:
@@ -430,6 +462,7 @@ class FrictionRenderer(Node):
             self._new_bank = bank  # swapped in, at rest, before the next input
             self.get_logger().info(f"retuned: {[p.name for p in params]}; the element "
                                    "restarts from rest")
+        self._set_output(bool(new["output_enabled"]))
         for m in notes:
             self.get_logger().warning(f"design: {m}")
 
@@ -508,6 +541,8 @@ class FrictionRenderer(Node):
             wd = "tripped: " + ("zero effort" if self._impedance else "holding position")
         else:
             wd = "ok"
+        kv.append(("output", "enabled" if self._output else
+                   "disabled (output_enabled false: publishing nothing)"))
         kv += [("watchdog", wd), ("watchdog trips", str(self._trips)),
                ("watchdog timeout [s]", f"{self._timeout_ns * 1e-9:g}"),
                ("max_effort", f"{self._max_effort:g}")]
@@ -553,7 +588,8 @@ class FrictionRenderer(Node):
         self._sat[:] = 0
         return DiagnosticStatus(level=level, name=f"{self.get_fully_qualified_name()}: friction",
                                 hardware_id=",".join(self._joints),
-                                message="; ".join(problems) or "rendering",
+                                message="; ".join(problems) or (
+                                    "rendering" if self._output else "output disabled"),
                                 values=[KeyValue(key=k, value=v) for k, v in kv])
 
     def _on_diagnostics(self) -> None:
@@ -572,11 +608,14 @@ def main(args=None) -> int:
     ``fric_nodes._node_util.run_node`` for the loop).
     """
     def on_stop(node: FrictionRenderer, context_ok: bool) -> None:
+        published = False
         if context_ok:
-            node.publish_stop()
-            sleep_ok(0.05)  # let the reliable writer hand the final command over
-        node.get_logger().info("stopped: final " + ("zero effort" if node._impedance
-                                                    else "position hold") + " published")
+            published = node.publish_stop()
+            if published:
+                sleep_ok(0.05)  # let the reliable writer hand the final command over
+        node.get_logger().info(
+            ("stopped: final " + ("zero effort" if node._impedance else "position hold")
+             + " published") if published else "stopped: output disabled, nothing published")
 
     return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, on_stop=on_stop)
 

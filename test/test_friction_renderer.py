@@ -576,3 +576,79 @@ def test_main_exits_nonzero_on_bad_parameters():
                         "-p", "mode:=telepathy"], cwd=ROOT, capture_output=True, text=True,
                        timeout=30)
     assert r.returncode == 1 and "mode: 'telepathy' is not one of" in r.stderr
+
+
+# ------------------------------------------------------------------ output_enabled (hand-over)
+class _Sink:
+    """Stands in for the command publisher: keeps a copy of every command published."""
+
+    def __init__(self):
+        self.sent = []
+
+    def publish(self, msg):
+        self.sent.append(list(msg.data))
+
+
+def test_output_disabled_publishes_nothing_and_resumes_from_rest_impedance(make):
+    """output_enabled false: no command at all (inputs, bad inputs, watchdog, shutdown), inputs
+    still counted; true again: the element restarts from rest, so the first commands are those
+    of a fresh model C; set atomically with a new law, that law from the first command on."""
+    node = make(watchdog_timeout=0.05)
+    sink = node._out = _Sink()
+    ref = MasslessImpedance(K, B, Coulomb(F), DT)
+    for k in range(50):  # sliding: -F
+        node._on_joint_state(js(["stage_joint"], [0.05], k=k))
+        assert sink.sent[-1] == [-ref.step(0.05)]
+    assert sink.sent[-1] == [-F]
+    assert node.set_parameters([Parameter("output_enabled", value=False)])[0].successful
+    assert not node.output_enabled
+    n = len(sink.sent)
+    for k in range(50, 80):
+        node._on_joint_state(js(["stage_joint"], [0.05], k=k))
+    d = diag(node)[2]
+    assert d["accepted inputs"] == "80" and d["output"].startswith("disabled")
+    assert d["watchdog"] == "ok"  # inputs still watched
+    node._on_joint_state(js(["stage_joint"], [math.nan], k=80))  # bad input: no safe output
+    assert diag(node)[2]["rejected non_finite"] == "1"
+    _, msg, _ = diag(node)  # a new period without problems
+    assert msg == "output disabled"
+    time.sleep(0.08)
+    node._on_watchdog()  # trips (silence), publishes nothing
+    node._on_watchdog()
+    assert node.watchdog_tripped
+    assert node.publish_stop() is False
+    assert len(sink.sent) == n
+    # enabled again, with a new law in the same atomic set: a fresh element of that law
+    law = dict(Cp=1.5, Cn=1.2, bp=0.4, bn=0.6, Dp=1.8, Dn=-1.5, dv=0.05)
+    res = node.set_parameters_atomically(
+        [Parameter("stage_joint.law", value="asymmetric")]
+        + [Parameter(f"stage_joint.{k}", value=v) for k, v in law.items()]
+        + [Parameter("output_enabled", value=True)])
+    assert res.successful, res.reason
+    from fric_core.laws import AsymmetricFriction
+    ref = MasslessImpedance(K, B, AsymmetricFriction(**law), DT)
+    for k in range(100):
+        v = 0.02 if k < 60 else -0.1
+        node._on_joint_state(js(["stage_joint"], [v], k=k))  # after the trip: any stamp
+        assert sink.sent[-1] == [-ref.step(v)]
+    # sliding back beyond dv: the kinetic level Cn + bn |v| pushes the device forward
+    assert sink.sent[-1][0] == pytest.approx(law["Cn"] + law["bn"] * 0.1, rel=1e-6)
+    assert diag(node)[1] == "rendering"
+
+
+def test_output_enabled_false_at_start_and_admittance_resumes_at_the_measured_position(make):
+    node = make(mode="admittance", admittance_input="joint_effort", output_enabled=False,
+                watchdog_timeout=30.0, **{"stage_joint.F": 6.0})
+    sink = node._out = _Sink()
+    for k in range(20):  # another controller moves the stage; the renderer only listens
+        node._on_effort_state(js(["stage_joint"], [0.0], pos=[0.001 * k], eff=[9.0], k=k))
+    assert sink.sent == [] and diag(node)[2]["output"].startswith("disabled")
+    assert node.set_parameters([Parameter("output_enabled", value=True)])[0].successful
+    ref = RigidAdmittance(2.0, Coulomb(6.0), DT)
+    x = 0.05  # where the stage is when rendering resumes
+    for k in range(20, 40):
+        node._on_effort_state(js(["stage_joint"], [0.0], pos=[x if k == 20 else 0.0],
+                                 eff=[9.0], k=k))
+        x += ref.step(9.0) * DT
+        assert sink.sent[-1] == [x]
+    assert x > 0.05
