@@ -1,0 +1,577 @@
+"""Recorded identification runs in and out (paper 003: Richard, Cutkosky & MacLean).
+
+A :class:`Recording` is one run of the paper's procedure ("record force/motion variables"): time,
+position, velocity, force and, when an accelerometer was fitted, acceleration. It feeds
+:func:`fric_core.identification.fit_friction` (the paper's eqs. 2–6) through
+:meth:`Recording.fit`.
+
+Force sign. ``Recording.force`` is the paper's ``F_applied`` of its force balance (1),
+``F = m a + F_friction``: the load cell, the force the stage applies TO the sample, positive when
+it pushes the sample forward (:attr:`fric_core.stage.StageReading.force`). CSV files hold this
+sign. ROS data hold the opposite one: ``haptic_stage`` publishes ``joint_states.effort`` and
+``wrench.force.x`` as the force the sample applies to the stage, so :func:`read_bag` negates them.
+
+Files:
+
+* :func:`read_csv` / :func:`write_csv` — a header row naming the columns; the default names are
+  ``t`` [s], ``x`` [m], ``v`` [m/s], ``force`` [N, paper sign] and the optional ``a`` [m/s²];
+  ``columns={"force": "load_cell_N", ...}`` maps these names to a file's own. Lines starting
+  with ``#`` before the header are comments. :func:`write_csv` writes every value as Python's
+  shortest round-tripping float repr, so a file read back gives bit-identical arrays.
+* :func:`read_bag` — a ROS 2 bag (rosbag2 directory with ``metadata.yaml``, sqlite3 or mcap
+  storage; a ``.db3``/``.mcap`` file stands for its directory), read with ``rosbags`` (imported
+  only there). Time alignment is described in its docstring.
+
+Export to the renderer: :func:`renderer_parameters` (the flat per-joint ROS parameters of
+``friction_renderer``) and :func:`fit_to_yaml` (a complete ``--params-file``). Both widen the
+fitted Δv where Theorem 1's condition (15) of the rendering element (paper 000) requires it, so
+the exported set always passes the renderer's ``design_check: reject`` (see
+:func:`renderer_parameters`).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from .identification import FrictionFit, central_difference, fit_friction
+from .laws import AsymmetricFriction
+
+__all__ = ["Recording", "read_csv", "write_csv", "read_bag", "renderer_parameters",
+           "fit_to_yaml", "CSV_COLUMNS", "MIN_ROWS", "MAX_STEP_DEVIATION", "renderable_law"]
+
+#: CSV column names: the required ones, then the optional acceleration
+CSV_COLUMNS = ("t", "x", "v", "force", "a")
+_REQUIRED = ("t", "x", "v", "force")
+#: fewest samples of a recording: the 4-point central difference needs 5
+MIN_ROWS = 5
+#: Largest accepted deviation of a time step from the median step, as a fraction of it, when the
+#: acceleration is derived from the velocity. The 4-point difference assumes uniform samples; a
+#: sample taken ε·dt off its slot changes the derivative there by about (2/3)·ε·|a| (its weight
+#: 8/12), a random error on the mass regressor whose attenuation of the mass is of order ε²·4/9:
+#: at most 0.5 % for ε = 0.1, well inside the fit's own std. A lost message (a step of 2 dt) is
+#: a deviation of 1 and is refused.
+MAX_STEP_DEVIATION = 0.1
+
+
+def _vector(name: str, values) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: not numbers") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name}: contains NaN or inf ({int(bad.sum())} samples, first at "
+                         f"index {i})")
+    return arr
+
+
+@dataclass
+class Recording:
+    """One recorded identification run: 1-D float arrays of equal length.
+
+    ``t`` time [s] (strictly increasing), ``x`` position [m], ``v`` velocity [m/s], ``force``
+    the load cell in paper 003's sign (module docstring) [N], ``a`` the accelerometer [m/s²] or
+    None (then derived from ``v``, see :meth:`acceleration`); ``joint`` and ``source`` (file,
+    bag, topics) label reports. ``ValueError`` naming the field for anything else.
+    """
+
+    t: np.ndarray
+    x: np.ndarray
+    v: np.ndarray
+    force: np.ndarray
+    a: np.ndarray | None = None
+    joint: str = ""
+    source: str = ""
+
+    def __post_init__(self):
+        names = ("t", "x", "v", "force") + (("a",) if self.a is not None else ())
+        for name in names:
+            setattr(self, name, _vector(name, getattr(self, name)))
+        lens = {name: getattr(self, name).size for name in names}
+        if len(set(lens.values())) != 1:
+            raise ValueError("mismatched lengths: " + ", ".join(f"{k} has {n}"
+                                                                for k, n in lens.items()))
+        if self.t.size < MIN_ROWS:
+            raise ValueError(f"too few samples: {self.t.size} < {MIN_ROWS}")
+        steps = np.diff(self.t)
+        if np.any(steps <= 0.0):
+            i = int(np.argmax(steps <= 0.0)) + 1
+            raise ValueError(f"t: not strictly increasing at index {i} (t[{i - 1}] = "
+                             f"{self.t[i - 1]!r}, t[{i}] = {self.t[i]!r})")
+
+    def __len__(self) -> int:
+        return int(self.t.size)
+
+    @property
+    def dt(self) -> float:
+        """The median time step [s]."""
+        return float(np.median(np.diff(self.t)))
+
+    def acceleration(self) -> np.ndarray:
+        """``a`` if recorded, else the paper's 4-point central difference of ``v``
+        (:func:`~fric_core.identification.central_difference`) with the median step of ``t``;
+        that needs near-uniform stamps (:data:`MAX_STEP_DEVIATION`, else ``ValueError`` naming
+        ``t``)."""
+        if self.a is not None:
+            return self.a
+        steps = np.diff(self.t)
+        dt = float(np.median(steps))
+        dev = np.abs(steps - dt) / dt
+        if dev.max() > MAX_STEP_DEVIATION:
+            i = int(np.argmax(dev))
+            raise ValueError(f"t: sampling is not uniform: the step at index {i + 1} is "
+                             f"{steps[i]:.6g} s against a median of {dt:.6g} s (deviation "
+                             f"{dev[i]:.0%} > {MAX_STEP_DEVIATION:.0%}); the acceleration "
+                             f"is derived from v by central differences, which need uniform "
+                             f"samples: record the accelerometer (a) or resample")
+        return central_difference(self.v, dt)
+
+    def fit(self, method: str = "eiv", dv: float | None = None,
+            noise: dict | None = None) -> FrictionFit:
+        """:func:`~fric_core.identification.fit_friction` on this run (eqs. 5/6 of paper 003)
+        with :meth:`acceleration` as the mass regressor."""
+        return fit_friction(self.x, self.v, self.acceleration(), self.force, dv=dv,
+                            method=method, noise=noise)
+
+
+# -- CSV -------------------------------------------------------------------------------------------
+def _column_map(columns: Mapping[str, str] | None) -> dict:
+    mapping = {name: name for name in CSV_COLUMNS}
+    if columns:
+        unknown = sorted(set(columns) - set(CSV_COLUMNS))
+        if unknown:
+            raise ValueError(f"columns: unknown name(s) {unknown}; map these: "
+                             f"{list(CSV_COLUMNS)}")
+        mapping.update({k: str(v) for k, v in columns.items()})
+    return mapping
+
+
+def read_csv(path, columns: Mapping[str, str] | None = None) -> Recording:
+    """Read a :class:`Recording` from a CSV file with a header row (module docstring).
+
+    ``columns`` maps the names ``t, x, v, force, a`` to the file's column names. ``force`` must
+    be in paper 003's sign (the force the stage applies to the sample). ``a`` is optional unless
+    mapped. Other columns are ignored. ``ValueError`` naming the problem: missing column(s) (with
+    the file's columns), a cell that is not a number or is NaN/inf (line and column), a line with
+    the wrong number of cells, fewer than :data:`MIN_ROWS` rows; ``FileNotFoundError`` when the
+    file is absent.
+    """
+    path = Path(path)
+    mapping = _column_map(columns)
+    with open(path, newline="", encoding="utf-8") as fh:
+        lines = enumerate(csv.reader(fh), start=1)
+        header = None
+        for lineno, row in lines:
+            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+                continue
+            header = [c.strip() for c in row]
+            break
+        if header is None:
+            raise ValueError(f"{path}: no header row (the file is empty)")
+        wanted = [n for n in CSV_COLUMNS if n != "a" or mapping["a"] in header
+                  or (columns and "a" in columns)]
+        missing = [f"{mapping[n]!r}" + (f" (for {n})" if mapping[n] != n else "")
+                   for n in wanted if mapping[n] not in header]
+        if missing:
+            raise ValueError(f"{path}: missing column(s) {', '.join(missing)}; the file has "
+                             f"{header}")
+        index = {n: header.index(mapping[n]) for n in wanted}
+        data = {n: [] for n in wanted}
+        for lineno, row in lines:
+            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{path}: line {lineno} has {len(row)} cells, the header has "
+                                 f"{len(header)}")
+            for n, i in index.items():
+                cell = row[i].strip()
+                try:
+                    val = float(cell)
+                except ValueError:
+                    raise ValueError(f"{path}: line {lineno}, column {mapping[n]!r}: "
+                                     f"{cell!r} is not a number") from None
+                if not math.isfinite(val):
+                    raise ValueError(f"{path}: line {lineno}, column {mapping[n]!r}: "
+                                     f"{cell!r} is not finite (NaN or inf)")
+                data[n].append(val)
+    n_rows = len(data["t"])
+    if n_rows < MIN_ROWS:
+        raise ValueError(f"{path}: {n_rows} data rows, fewer than {MIN_ROWS}")
+    try:
+        return Recording(t=np.array(data["t"]), x=np.array(data["x"]), v=np.array(data["v"]),
+                         force=np.array(data["force"]),
+                         a=np.array(data["a"]) if "a" in data else None, source=str(path))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def write_csv(rec: Recording, path) -> None:
+    """Write ``rec`` in :func:`read_csv`'s default format (a ``#`` comment with the units and the
+    force sign, the header, one row per sample; exact float reprs)."""
+    names = ["t", "x", "v", "force"] + (["a"] if rec.a is not None else [])
+    cols = [getattr(rec, n) for n in names]
+    with open(Path(path), "w", newline="", encoding="utf-8") as fh:
+        fh.write("# fric identification recording: t [s], x [m], v [m/s], force [N] = load cell, "
+                 "the force the stage applies to the sample (paper 003 eq. 1 sign)"
+                 + (", a [m/s^2]" if rec.a is not None else "") + "\n")
+        if rec.joint or rec.source:
+            fh.write(f"# joint: {rec.joint or '-'}; source: {rec.source or '-'}\n")
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(names)
+        for row in zip(*(c.tolist() for c in cols)):
+            w.writerow([repr(float(val)) for val in row])
+
+
+# -- rosbag2 -------------------------------------------------------------------------------------
+_JOINT_STATE = "sensor_msgs/msg/JointState"
+_IMU = "sensor_msgs/msg/Imu"
+_WRENCH = "geometry_msgs/msg/WrenchStamped"
+
+
+def _bag_dir(path: Path) -> Path:
+    if not path.exists():
+        raise FileNotFoundError(f"bag not found: {path}")
+    if path.is_file():
+        if path.suffix not in (".db3", ".mcap"):
+            raise ValueError(f"{path}: not a bag (expected a rosbag2 directory or a .db3/.mcap "
+                             f"file)")
+        path = path.parent
+    if not (path / "metadata.yaml").is_file():
+        raise ValueError(f"{path}: not a rosbag2 bag (no metadata.yaml); give the bag directory "
+                         f"that `ros2 bag record` wrote")
+    return path
+
+
+def _stamps(header_ns: list, log_ns: list) -> tuple[np.ndarray, bool]:
+    """Header stamps, or the bag's receive times when a publisher left every stamp at zero."""
+    stamps = np.array(header_ns, dtype=np.int64)
+    if stamps.size and not stamps.any():
+        return np.array(log_ns, dtype=np.int64), True
+    return stamps, False
+
+
+def _match(ref_ns: np.ndarray, ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each reference stamp, the index of the message with the same stamp, else the nearest
+    within half the reference period; -1 when none. Returns (index, keep mask)."""
+    order = np.argsort(ns, kind="stable")
+    ns = ns[order]
+    period = float(np.median(np.diff(ref_ns))) if ref_ns.size > 1 else 0.0
+    j = np.searchsorted(ns, ref_ns)
+    lo = np.clip(j - 1, 0, ns.size - 1)
+    hi = np.clip(j, 0, ns.size - 1)
+    d_lo = np.abs(ref_ns - ns[lo])
+    d_hi = np.abs(ns[hi] - ref_ns)
+    best = np.where(d_hi <= d_lo, hi, lo)
+    dist = np.minimum(d_lo, d_hi)
+    ok = dist <= 0.5 * period
+    return order[best], ok
+
+
+def _trim_ends(ok: np.ndarray, topic: str, t0_ns: int, ref_ns: np.ndarray) -> slice:
+    """The run of matched samples; unmatched ones only at the ends (else ValueError)."""
+    if not ok.any():
+        raise ValueError(f"{topic}: no message within half a joint_states period of any "
+                         f"joint_states stamp (are the two stamped by the same clock?)")
+    first = int(np.argmax(ok))
+    last = ok.size - int(np.argmax(ok[::-1]))
+    inner = ~ok[first:last]
+    if inner.any():
+        k = first + int(np.argmax(inner))
+        raise ValueError(f"{topic}: {int(inner.sum())} joint_states samples inside the record "
+                         f"have no message within half a period (first at t = "
+                         f"{(ref_ns[k] - t0_ns) * 1e-9:.6f} s): a gap in {topic}; re-record, "
+                         f"or leave that topic out")
+    return slice(first, last)
+
+
+def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint_states",
+             accel_topic: str | None = None, wrench_topic: str | None = None,
+             force_source: str = "effort") -> Recording:
+    """Read a :class:`Recording` of ``joint`` from a ROS 2 bag (rosbag2; sqlite3 or mcap).
+
+    * ``joint_states_topic`` (sensor_msgs/JointState): the joint is found BY NAME in every
+      message; position, velocity and (``force_source="effort"``) effort.
+    * ``accel_topic`` (sensor_msgs/Imu, optional): ``linear_acceleration.x`` along the joint
+      axis. Without it the acceleration is derived from the velocity (:meth:`Recording.fit`).
+    * ``force_source="wrench"``: the force is ``wrench.force.x`` of ``wrench_topic``
+      (geometry_msgs/WrenchStamped; default ``/wrench``) instead of the effort.
+
+    The effort and the wrench are the force on the stage (ROS sign) and are negated into paper
+    003's sign (module docstring). Time: header stamps (the bag's receive times for a topic
+    whose stamps are all zero), ``t`` relative to the first joint_states sample; joint_states
+    are sorted by stamp. Alignment: each joint_states sample takes the Imu/wrench message with
+    the same header stamp, else the nearest one within half the joint_states period. Samples
+    without one at the start or the end of the record (the recorder picked the topics up at
+    different moments) are dropped and counted in ``source``; an unmatched sample inside the
+    record (a lost message) raises ``ValueError``.
+
+    Errors: ``FileNotFoundError`` for a missing bag; ``ValueError`` naming the problem for a
+    directory that is not a bag, a missing topic (lists the bag's topics), a topic of the
+    wrong message type, a joint absent from a message (lists the names seen) or a message that
+    lacks its position/velocity/effort.
+    """
+    if force_source not in ("effort", "wrench"):
+        raise ValueError(f"force_source: expected 'effort' or 'wrench', got {force_source!r}")
+    if force_source == "wrench" and wrench_topic is None:
+        wrench_topic = "/wrench"
+    bag = _bag_dir(Path(path))
+    from rosbags.highlevel import AnyReader, AnyReaderError  # lazy: only bag users need it
+    from rosbags.typesys import Stores, get_typestore
+
+    wanted = {joint_states_topic: _JOINT_STATE}
+    if accel_topic:
+        wanted[accel_topic] = _IMU
+    if force_source == "wrench":
+        wanted[wrench_topic] = _WRENCH
+    try:
+        reader = AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_KILTED))
+        reader.open()
+    except AnyReaderError as e:
+        raise ValueError(f"{bag}: cannot open the bag: {e}") from None
+    try:
+        have = {c.topic: c.msgtype for c in reader.connections}
+        for topic, msgtype in wanted.items():
+            if topic not in have:
+                listing = ", ".join(f"{k} ({v})" for k, v in sorted(have.items())) or "none"
+                raise ValueError(f"{bag}: topic {topic!r} is not in the bag; it has: {listing}")
+            if have[topic] != msgtype:
+                raise ValueError(f"{bag}: topic {topic!r} has type {have[topic]}, expected "
+                                 f"{msgtype}")
+        data = {topic: ([], [], []) for topic in wanted}  # header ns, log ns, values
+        conns = [c for c in reader.connections if c.topic in wanted]
+        names_seen: set = set()
+        for conn, log_ns, raw in reader.messages(connections=conns):
+            msg = reader.deserialize(raw, conn.msgtype)
+            st = msg.header.stamp
+            hdr, logs, vals = data[conn.topic]
+            hdr.append(st.sec * 1_000_000_000 + st.nanosec)
+            logs.append(log_ns)
+            if conn.topic == joint_states_topic:
+                vals.append(_joint_values(msg, joint, len(hdr), force_source, names_seen,
+                                          joint_states_topic))
+            elif conn.topic == accel_topic:
+                vals.append(float(msg.linear_acceleration.x))
+            else:
+                vals.append(float(msg.wrench.force.x))
+    finally:
+        reader.close()
+    return _assemble(bag, joint, joint_states_topic, accel_topic, wrench_topic, force_source,
+                     data, names_seen)
+
+
+def _joint_values(msg, joint, k, force_source, names_seen, topic):
+    names = list(msg.name)
+    if joint not in names:
+        names_seen.update(names)
+        raise ValueError(f"{topic}: joint {joint!r} is not in message {k} (names seen: "
+                         f"{sorted(names_seen)})")
+    names_seen.update(names)
+    i = names.index(joint)
+    fields = [("position", msg.position), ("velocity", msg.velocity)]
+    if force_source == "effort":
+        fields.append(("effort", msg.effort))
+    out = []
+    for fname, arr in fields:
+        if len(arr) <= i:
+            raise ValueError(f"{topic}: message {k} has no {fname} for joint {joint!r} "
+                             f"({len(arr)} entries for {len(names)} names)")
+        out.append(float(arr[i]))
+    return out
+
+
+def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, data, names_seen):
+    hdr, logs, vals = data[js_topic]
+    if not vals:
+        raise ValueError(f"{bag}: topic {js_topic!r} has no messages")
+    ref_ns, js_log = _stamps(hdr, logs)
+    order = np.argsort(ref_ns, kind="stable")
+    ref_ns = ref_ns[order]
+    js = np.array(vals, dtype=float)[order]
+    notes = [f"{bag} {js_topic}[{joint}]" + (" (receive times: zero header stamps)"
+                                             if js_log else "")]
+    keep = slice(0, ref_ns.size)
+    extra = {}
+    for topic, name in ((accel_topic, "a"),
+                        (wrench_topic if force_source == "wrench" else None, "force")):
+        if not topic:
+            continue
+        t_hdr, t_log, t_vals = data[topic]
+        if not t_vals:
+            raise ValueError(f"{bag}: topic {topic!r} has no messages")
+        ns, used_log = _stamps(t_hdr, t_log)
+        idx, ok = _match(ref_ns, ns)
+        sl = _trim_ends(ok, topic, int(ref_ns[0]), ref_ns)
+        keep = slice(max(keep.start, sl.start), min(keep.stop, sl.stop))
+        extra[name] = np.array(t_vals, dtype=float)[idx]
+        notes.append(topic + (" (receive times)" if used_log else ""))
+    dropped = ref_ns.size - (keep.stop - keep.start)
+    if dropped:
+        notes.append(f"{dropped} joint_states samples at the ends without a matching message "
+                     f"dropped")
+    ref_ns = ref_ns[keep]
+    if ref_ns.size < MIN_ROWS:
+        raise ValueError(f"{bag}: {ref_ns.size} aligned samples, fewer than {MIN_ROWS}")
+    t = (ref_ns - ref_ns[0]).astype(float) * 1e-9
+    force = -(extra["force"][keep] if "force" in extra else js[keep, 2])  # ROS -> paper sign
+    sec, nsec = divmod(int(ref_ns[0]), 1_000_000_000)
+    notes.append(f"t = 0 at stamp {sec}.{nsec:09d} s")
+    return Recording(t=t, x=js[keep, 0], v=js[keep, 1], force=force,
+                     a=extra["a"][keep] if "a" in extra else None, joint=joint,
+                     source="; ".join(notes))
+
+
+# -- export to friction_renderer -----------------------------------------------------------------
+def _positive(name: str, val: float, strict: bool = True) -> float:
+    try:
+        val = float(val)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number, got {val!r}") from None
+    if not math.isfinite(val) or val < 0.0 or (strict and val == 0.0):
+        raise ValueError(f"{name}: must be a finite value {'>' if strict else '>='} 0, "
+                         f"got {val!r}")
+    return val
+
+
+def renderable_law(fit: FrictionFit, K: float = 6000.0, B: float = 10.0,
+                   dt: float = 0.001) -> tuple[AsymmetricFriction, float]:
+    """``(law, Z)``: ``fit.law()`` with Δv widened, if needed, to what the model-C element
+    (paper 000, eq. 38; ``Z = 1/(B + dt K)``) renders anyway: where the stiction drop
+    ``(Dp − Cp)/Δv`` (or its negative-side twin) breaks condition (15), ``1 + Z·slope > 0``,
+    the element limits the slope to ``−1/(2Z)``, i.e. Δv = ``law.effective_dv(Z)``."""
+    K = _positive("K", K, strict=False)
+    B = _positive("B", B, strict=False)
+    dt = _positive("dt", dt)
+    if not B + dt * K > 0.0:
+        raise ValueError(f"B: B + dt*K must be > 0 (got B = {B!r}, K = {K!r})")
+    Z = 1.0 / (B + dt * K)
+    law = fit.law()
+    wp, wn = law.effective_dv(Z)
+    dv = max(float(law.dv), float(wp), float(wn))
+    if dv > law.dv:
+        law = AsymmetricFriction(Cp=law.Cp, Cn=law.Cn, bp=law.bp, bn=law.bn, Dp=law.Dp,
+                                 Dn=law.Dn, dv=dv)
+    return law, Z
+
+
+def renderer_parameters(fit: FrictionFit, joint: str = "stage_joint", *, K: float = 6000.0,
+                        B: float = 10.0, dt: float = 0.001, mass: float | None = None) -> dict:
+    """The flat per-joint ROS parameters of ``friction_renderer`` for the identified law.
+
+    ``{"<joint>.law": "asymmetric", "<joint>.Cp": …, "<joint>.Cn", "bp", "bn", "Dp", "Dn",
+    "dv", "<joint>.K": K, "<joint>.B": B}`` (floats), plus ``"<joint>.mass"`` when ``mass`` (the
+    device's moving mass [kg], for the eq. (63) check) is given. All are live parameters: a
+    running renderer accepts them through ``set_parameters``. The law is ``fit.law()`` (which
+    clips non-physical values with warnings) with Δv from :func:`renderable_law`, so the set
+    passes the renderer's design check (15) for model C with this K, B, dt.
+    """
+    if not joint or any(c in joint for c in " ./~{}"):
+        raise ValueError(f"joint: {joint!r} cannot prefix parameter names")
+    law, _ = renderable_law(fit, K, B, dt)
+    out = {f"{joint}.law": "asymmetric"}
+    for k in ("Cp", "Cn", "bp", "bn", "Dp", "Dn", "dv"):
+        out[f"{joint}.{k}"] = float(getattr(law, k))
+    out[f"{joint}.K"] = float(K)
+    out[f"{joint}.B"] = float(B)
+    if mass is not None:
+        out[f"{joint}.mass"] = _positive("mass", mass)
+    return out
+
+
+def _yaml_float(x: float) -> str:
+    """A float YAML 1.1 and ROS's parser both read as a double (``1.0e-05``, not ``1e-05``)."""
+    s = repr(float(x))
+    mant, e, exp = s.partition("e")
+    if e and "." not in mant:
+        s = f"{mant}.0e{exp}"
+    return s
+
+
+_UNITS = {"m": "kg", "Cp": "N", "Cn": "N", "bp": "N·s/m", "bn": "N·s/m", "Dp": "N", "Dn": "N",
+          "dv": "m/s", "K": "N/m", "B": "N·s/m", "mass": "kg"}
+_WHAT = {"Cp": "kinetic level for v > 0", "Cn": "kinetic level magnitude for v < 0",
+         "bp": "viscosity for v > 0", "bn": "viscosity for v < 0",
+         "Dp": "static level, positive forces", "Dn": "static level, negative forces",
+         "dv": "stiction transition width", "K": "presliding stiffness",
+         "B": "presliding damping", "mass": "moving mass of the device (eq. 63 check)"}
+
+
+def _pm(fit: FrictionFit, k: str) -> str:
+    sd = fit.std.get(k, math.nan)
+    return f"{getattr(fit, k):.5g} ± {sd:.2g}" if math.isfinite(sd) else f"{getattr(fit, k):.5g}"
+
+
+def fit_to_yaml(fit: FrictionFit, joint: str = "stage_joint", node: str = "friction_renderer",
+                **renderer_kw) -> str:
+    """A ``--params-file`` for ``friction_renderer`` rendering the identified friction.
+
+    ``{node: {ros__parameters: {joints: [joint], mode: impedance, element:
+    massless_impedance, dt, <joint>: {...}}}}`` with the values of :func:`renderer_parameters`
+    (``renderer_kw``: ``K``, ``B``, ``dt``, ``mass``; and ``source``, a description of the
+    data for the comments). The element and dt are pinned because the exported Δv is computed
+    for model C at that dt. Comments give the estimates ± std, the method, the fitted and the
+    exported Δv (and why they differ), the condition number and the data source.
+    """
+    source = str(renderer_kw.pop("source", "") or "")
+    params = renderer_parameters(fit, joint, **renderer_kw)
+    dt = float(renderer_kw.get("dt", 0.001))
+    pre = f"{joint}."
+    method = {"eiv": "Fuller's errors-in-variables estimator, paper 003 eq. (6)",
+              "ols": "least squares, paper 003 eq. (5)"}.get(fit.method, fit.method)
+    lines = [
+        f"# {node}: friction identified by fric (paper 003, asymmetric Karnopp model, eq. 1)",
+        "#   ros2 run fric friction_renderer --ros-args --params-file <this file>",
+    ]
+    if source:
+        lines.append(f"# data: {source}")
+    lines += [
+        f"# method: {fit.method} ({method})",
+        f"#   {fit.n_used} kinetic samples ({fit.n_pos} with v > dv, {fit.n_neg} with v < -dv); "
+        f"design-matrix condition number {fit.cond:.3g}",
+        f"# estimates ± std: m = {_pm(fit, 'm')} kg (the sample's mass; model C renders no mass)",
+        f"#   Cp = {_pm(fit, 'Cp')} N, bp = {_pm(fit, 'bp')} N·s/m, "
+        f"Cn = {_pm(fit, 'Cn')} N, bn = {_pm(fit, 'bn')} N·s/m",
+        f"#   Dp = {_pm(fit, 'Dp')} N, Dn = {_pm(fit, 'Dn')} N, fitted dv = {fit.dv:.5g} m/s",
+    ]
+    dv_out = params[pre + "dv"]
+    if dv_out > fit.dv:
+        K, B = params[pre + "K"], params[pre + "B"]
+        lines += [
+            f"# dv: widened from the fitted {fit.dv:.5g} m/s to {dv_out:.5g} m/s. The fitted "
+            f"stiction drop",
+            f"#   (Dp - Cp)/dv is steeper than condition (15) of paper 000 allows for model C",
+            f"#   (slope > -(B + dt K) = {-(B + dt * K):.4g} N·s/m); the element would widen it "
+            f"to the slope",
+            "#   -(B + dt K)/2 anyway (AsymmetricFriction.effective_dv): this file states what "
+            "is rendered",
+            "#   and passes the renderer's design_check: reject.",
+        ]
+    lines += [
+        f"{node}:",
+        "  ros__parameters:",
+        f"    joints: [{joint}]",
+        "    mode: impedance",
+        "    element: massless_impedance   # model C; the exported dv is computed for it",
+        f"    dt: {_yaml_float(dt)}",
+        f"    {joint}:",
+        "      law: asymmetric",
+    ]
+    for key, val in params.items():
+        k = key[len(pre):]
+        if k == "law":
+            continue
+        note = f"{_WHAT[k]} [{_UNITS[k]}]"
+        if k in fit.std and math.isfinite(fit.std[k]) and getattr(fit, k) == val:
+            note += f", ± {fit.std[k]:.2g}"
+        if k in _WHAT and hasattr(fit, k) and k != "dv" and val != getattr(fit, k):
+            note += f", fitted {getattr(fit, k):.4g} made physical by FrictionFit.law()"
+        lines.append(f"      {k + ':':<6} {_yaml_float(val):<24} # {note}")
+    return "\n".join(lines) + "\n"
