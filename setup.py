@@ -40,6 +40,7 @@ setup(
             'fric = fric_nodes.cli:main',
             'friction_renderer = fric_nodes.friction_renderer:main',
             'haptic_stage = fric_nodes.haptic_stage:main',
+            'haptic_loop = fric_nodes.haptic_loop:main',
             'friction_identifier = fric_nodes.friction_identifier:main',
             'fric_recorder = fric_nodes.recorder:main',
         ],

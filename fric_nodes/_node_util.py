@@ -131,11 +131,13 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
              on_stop: Callable[[object, bool], None] | None = None) -> int:
     """The ``main`` of a fric node: run ``factory()`` until SIGINT/SIGTERM or ``done(node)``.
 
-    ``factory`` raising ``ValueError`` (bad parameters) prints ``<prog>: bad parameters: …`` and
-    returns 1. ``on_stop(node, context_ok)`` runs before the node is destroyed (final safe
-    output). Applies the node's ``thread_priority``/``cpu_affinity`` parameters, when it has
-    them, to every thread of the process (:mod:`fric_nodes.scheduling`). Non-ROS option
-    ``--executor events|single`` (default events). Returns 0.
+    ``factory`` returns a node, or a tuple of nodes composed in this process on one executor
+    (``done``/``on_stop`` get what it returned). Raising ``ValueError`` (bad parameters) prints
+    ``<prog>: bad parameters: …`` and returns 1. ``on_stop(node, context_ok)`` runs before the
+    nodes are destroyed (final safe output). Applies the (first) node's ``thread_priority``/
+    ``cpu_affinity`` parameters, when it has them, to every thread of the process
+    (:mod:`fric_nodes.scheduling`). Non-ROS option ``--executor events|single`` (default
+    events). Returns 0.
     """
     argv = list(sys.argv[1:] if args is None else args)
     parser = argparse.ArgumentParser(prog=prog)
@@ -148,39 +150,48 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
         stop.append(signum)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    node = None
+    made = None
+    nodes: tuple = ()
     try:
         try:
-            node = factory()
-            if node.has_parameter("thread_priority"):
-                prio = node.get_parameter("thread_priority").value
-                cpus = _int_list(node, "cpu_affinity")
-                problems = apply_scheduling(prio, cpus)
-                for problem in problems:
-                    node.get_logger().warning(problem)
-                if (prio or cpus) and not problems:
-                    node.get_logger().info(
-                        f"scheduling: {f'SCHED_FIFO {prio}' if prio else 'normal'}, CPUs "
-                        f"{cpus or 'all'}, all {len(process_threads())} threads")
+            made = factory()
+            nodes = made if isinstance(made, tuple) else (made,)
+            _apply_scheduling(nodes[0])
         except ValueError as e:
             print(f"{prog}: bad parameters: {e}", file=sys.stderr)
             return 1
         executor = EventsExecutor() if opts.executor == "events" else SingleThreadedExecutor()
-        executor.add_node(node)
+        for node in nodes:
+            executor.add_node(node)
         gc.collect()
         gc.freeze()  # set-up objects out of the collector's way: shorter pauses in the loop
-        while not stop and rclpy.ok() and not done(node):
+        while not stop and rclpy.ok() and not done(made):
             executor.spin_once(timeout_sec=0.1)
         if on_stop is not None:
-            on_stop(node, rclpy.ok())
-        executor.remove_node(node)
+            on_stop(made, rclpy.ok())
+        for node in nodes:
+            executor.remove_node(node)
         return 0
     finally:
-        if node is not None:
+        for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def _apply_scheduling(node) -> None:
+    """``thread_priority``/``cpu_affinity`` of ``node`` for every thread of this process."""
+    if not node.has_parameter("thread_priority"):
+        return
+    prio = node.get_parameter("thread_priority").value
+    cpus = _int_list(node, "cpu_affinity")
+    problems = apply_scheduling(prio, cpus)
+    for problem in problems:
+        node.get_logger().warning(problem)
+    if (prio or cpus) and not problems:
+        node.get_logger().info(f"scheduling: {f'SCHED_FIFO {prio}' if prio else 'normal'}, "
+                               f"CPUs {cpus or 'all'}, all {len(process_threads())} threads")
 
 
 def sleep_ok(seconds: float) -> None:

@@ -70,7 +70,7 @@ from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_b
                                              resolve_element, validate_globals)
 from fric_nodes._node_util import Housekeeping, run_node, sleep_ok
 
-__all__ = ["FrictionRenderer", "main"]
+__all__ = ["FrictionRenderer", "shutdown", "main"]
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 _STICK = ColorRGBA(r=0.15, g=0.35, b=1.0, a=1.0)  # blue
@@ -599,6 +599,18 @@ class FrictionRenderer(Node):
         self._diag_pub.publish(msg)
 
 
+def shutdown(node: FrictionRenderer, context_ok: bool) -> None:
+    """The renderer's last act: zero effort (or hold the setpoint), unless output is disabled."""
+    published = False
+    if context_ok:
+        published = node.publish_stop()
+        if published:
+            sleep_ok(0.05)  # let the reliable writer hand the final command over
+    node.get_logger().info(
+        ("stopped: final " + ("zero effort" if node._impedance else "position hold")
+         + " published") if published else "stopped: output disabled, nothing published")
+
+
 def main(args=None) -> int:
     """Run the node until Ctrl-C/SIGTERM, then command zero effort (or hold) and exit.
 
@@ -607,17 +619,7 @@ def main(args=None) -> int:
     EventsExecutor ~65 us CPU per message, SingleThreadedExecutor ~200 us (see
     ``fric_nodes._node_util.run_node`` for the loop).
     """
-    def on_stop(node: FrictionRenderer, context_ok: bool) -> None:
-        published = False
-        if context_ok:
-            published = node.publish_stop()
-            if published:
-                sleep_ok(0.05)  # let the reliable writer hand the final command over
-        node.get_logger().info(
-            ("stopped: final " + ("zero effort" if node._impedance else "position hold")
-             + " published") if published else "stopped: output disabled, nothing published")
-
-    return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, on_stop=on_stop)
+    return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, on_stop=shutdown)
 
 
 if __name__ == "__main__":

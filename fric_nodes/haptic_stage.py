@@ -118,7 +118,7 @@ from ._node_util import Housekeeping, Ring, declare_params, run_node, sleep_ok, 
 from .stage_protocol import (COMMAND_FRAME_SIZE, TYPE_STATE, Mode, StreamDecoder,
                              encode_command)
 
-__all__ = ["HapticStage", "SerialLink", "main"]
+__all__ = ["HapticStage", "SerialLink", "shutdown", "main"]
 
 IDLE, FORCE, POSITION = int(Mode.IDLE), int(Mode.FORCE), int(Mode.POSITION)
 _MODE_NAMES = {IDLE: "idle", FORCE: "force", POSITION: "position"}
@@ -1115,20 +1115,21 @@ class HapticStage(Node):
         self._diag_pub.publish(msg)
 
 
+def shutdown(node: HapticStage, context_ok: bool) -> None:
+    """The stage's last act before the process ends: stop (safe motor state) and log."""
+    node.stop()
+    if context_ok:
+        sleep_ok(0.05)  # let the reliable writers hand the last state over
+    node.get_logger().info("stopped" + (" (duration reached)" if node.finished else "")
+                           + f": {node.summary()}")
+
+
 def main(args=None) -> int:
     """Run the stage until Ctrl-C/SIGTERM or ``duration``; exit 0 (1 on bad parameters).
 
     Non-ROS option ``--executor events|single`` (default events, driven by spin_once)."""
-
-    def on_stop(node: HapticStage, ok: bool) -> None:
-        node.stop()
-        if ok:
-            sleep_ok(0.05)  # let the reliable writers hand the last state over
-        node.get_logger().info("stopped" + (" (duration reached)" if node.finished else "")
-                               + f": {node.summary()}")
-
     return run_node(HapticStage, names.HAPTIC_STAGE, args, done=lambda n: n.finished,
-                    on_stop=on_stop)
+                    on_stop=shutdown)
 
 
 if __name__ == "__main__":
