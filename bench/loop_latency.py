@@ -13,7 +13,8 @@ Real-time scheduling (``chrt -f 50 .venv/bin/python bench/loop_latency.py``) is 
 deployment would use; children inherit it.
 
 Configurations: the renderer as a separate process (the stage runs in this process), and both
-nodes composed in one process on one executor (events and single-threaded executors), first with
+nodes composed in one process on one executor (events and single-threaded executors; what the
+``haptic_loop`` executable runs), first with
 normal scheduling, then (when this process may use SCHED_FIFO) with the nodes' real-time
 parameters ``thread_priority: 50`` and ``cpu_affinity`` (separate: stage on the last CPU, renderer
 on the first; composed: the last CPU), applied to every thread as ``run_node`` does. The stage
