@@ -81,7 +81,9 @@ class Recording:
     ``t`` time [s] (strictly increasing), ``x`` position [m], ``v`` velocity [m/s], ``force``
     the load cell in paper 003's sign (module docstring) [N], ``a`` the accelerometer [m/s²] or
     None (then derived from ``v``, see :meth:`acceleration`); ``joint`` and ``source`` (file,
-    bag, topics) label reports. ``ValueError`` naming the field for anything else.
+    bag, topics) label reports; ``noise``: measurement-noise variances the source states
+    (``accel`` [(m/s²)²], ``vel`` [(m/s)²], e.g. an Imu's covariance), used by :meth:`fit`
+    where its ``noise`` argument gives none. ``ValueError`` naming the field for anything else.
     """
 
     t: np.ndarray
@@ -91,6 +93,7 @@ class Recording:
     a: np.ndarray | None = None
     joint: str = ""
     source: str = ""
+    noise: dict | None = None
 
     def __post_init__(self):
         names = ("t", "x", "v", "force") + (("a",) if self.a is not None else ())
@@ -138,9 +141,14 @@ class Recording:
     def fit(self, method: str = "eiv", dv: float | None = None,
             noise: dict | None = None) -> FrictionFit:
         """:func:`~fric_core.identification.fit_friction` on this run (eqs. 5/6 of paper 003)
-        with :meth:`acceleration` as the mass regressor."""
+        with :meth:`acceleration` as the mass regressor; ``noise`` entries override the
+        recording's own ``noise`` (a variance neither gives is estimated from the data)."""
+        known = {} if self.a is None else dict(self.noise or {})
+        if self.noise and "vel" in self.noise:
+            known["vel"] = self.noise["vel"]
+        known.update(noise or {})
         return fit_friction(self.x, self.v, self.acceleration(), self.force, dv=dv,
-                            method=method, noise=noise)
+                            method=method, noise=known or None)
 
 
 # -- CSV -------------------------------------------------------------------------------------------
@@ -312,7 +320,9 @@ def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint
     the same header stamp, else the nearest one within half the joint_states period. Samples
     without one at the start or the end of the record (the recorder picked the topics up at
     different moments) are dropped and counted in ``source``; an unmatched sample inside the
-    record (a lost message) raises ``ValueError``.
+    record (a lost message) raises ``ValueError``. An Imu whose
+    ``linear_acceleration_covariance[0]`` is > 0 in every message (``haptic_stage`` publishes
+    the accelerometer's noise variance there) sets ``Recording.noise["accel"]`` for the EIV fit.
 
     Errors: ``FileNotFoundError`` for a missing bag; ``ValueError`` naming the problem for a
     directory that is not a bag, a missing topic (lists the bag's topics), a topic of the
@@ -359,9 +369,10 @@ def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint
                 vals.append(_joint_values(msg, joint, len(hdr), force_source, names_seen,
                                           joint_states_topic))
             elif conn.topic == accel_topic:
-                vals.append(float(msg.linear_acceleration.x))
+                vals.append((float(msg.linear_acceleration.x),
+                             float(msg.linear_acceleration_covariance[0])))
             else:
-                vals.append(float(msg.wrench.force.x))
+                vals.append((float(msg.wrench.force.x), 0.0))
     finally:
         reader.close()
     return _assemble(bag, joint, joint_states_topic, accel_topic, wrench_topic, force_source,
@@ -400,6 +411,7 @@ def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, dat
                                              if js_log else "")]
     keep = slice(0, ref_ns.size)
     extra = {}
+    noise = None
     for topic, name in ((accel_topic, "a"),
                         (wrench_topic if force_source == "wrench" else None, "force")):
         if not topic:
@@ -411,8 +423,11 @@ def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, dat
         idx, ok = _match(ref_ns, ns)
         sl = _trim_ends(ok, topic, int(ref_ns[0]), ref_ns)
         keep = slice(max(keep.start, sl.start), min(keep.stop, sl.stop))
-        extra[name] = np.array(t_vals, dtype=float)[idx]
+        arr = np.array(t_vals, dtype=float)[idx]
+        extra[name] = arr[:, 0]
         notes.append(topic + (" (receive times)" if used_log else ""))
+        if name == "a" and np.all(arr[:, 1] > 0.0):  # Imu: variance known (0: unknown)
+            noise = {"accel": float(np.median(arr[:, 1]))}
     dropped = ref_ns.size - (keep.stop - keep.start)
     if dropped:
         notes.append(f"{dropped} joint_states samples at the ends without a matching message "
@@ -426,7 +441,7 @@ def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, dat
     notes.append(f"t = 0 at stamp {sec}.{nsec:09d} s")
     return Recording(t=t, x=js[keep, 0], v=js[keep, 1], force=force,
                      a=extra["a"][keep] if "a" in extra else None, joint=joint,
-                     source="; ".join(notes))
+                     source="; ".join(notes), noise=noise)
 
 
 # -- export to friction_renderer -----------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The ``fric`` command.
 
-    fric launch <file> [name:=value ...] [--print]   run a ROS 2 XML launch file (no ros2 CLI needed)
+    fric launch <file> [name:=value ...] [--print]  run a ROS 2 XML launch file (no ros2 CLI)
+    fric identify INPUT [options]                   identify mass and friction from a recorded
+                                                    run (CSV or rosbag2; docs/identification.md)
 
 Subcommands are argparse sub-parsers: add one with a ``_add_<name>(subparsers)`` function that sets
 ``func`` (returning the exit status) and register it in ``_build_parser``.
@@ -40,7 +42,8 @@ def _launch(ns: argparse.Namespace) -> int:
         return 0
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') is None:
         print('[fric launch] note: ROS_AUTOMATIC_DISCOVERY_RANGE is not set; nodes will use the '
-              'default discovery range (set it to LOCALHOST for loopback-only DDS)', file=sys.stderr)
+              'default discovery range (set it to LOCALHOST for loopback-only DDS)',
+              file=sys.stderr)
     return launch_runner.run(desc, sigterm_timeout=ns.sigterm_timeout,
                              sigkill_timeout=ns.sigkill_timeout, log_dir=ns.log_dir)
 
@@ -67,12 +70,145 @@ def _add_launch(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_launch)
 
 
+def _columns(text: str) -> dict[str, str]:
+    """``name=col,...`` of --columns (names: t, x, v, force, a)."""
+    from fric_core.identification_io import CSV_COLUMNS
+
+    out: dict[str, str] = {}
+    for item in (p.strip() for p in text.split(',') if p.strip()):
+        name, sep, col = item.partition('=')
+        if not sep or not name.strip() or not col.strip():
+            raise argparse.ArgumentTypeError(f'expected name=column, got {item!r}')
+        if name.strip() not in CSV_COLUMNS:
+            raise argparse.ArgumentTypeError(f'{name.strip()!r} is not one of '
+                                             f'{list(CSV_COLUMNS)}')
+        out[name.strip()] = col.strip()
+    if not out:
+        raise argparse.ArgumentTypeError('expected name=column[,name=column...]')
+    return out
+
+
+def _identify(ns: argparse.Namespace) -> int:
+    import warnings
+    from pathlib import Path
+
+    from fric_core.identification_io import fit_to_yaml, read_bag, read_csv
+    from fric_core.identification_report import estimates_table, write_report
+
+    src = Path(ns.input)
+    is_csv = src.suffix.lower() == '.csv'
+    bag_only = [opt for opt, val in (('--joint-states-topic', ns.joint_states_topic),
+                                     ('--accel-topic', ns.accel_topic),
+                                     ('--wrench-topic', ns.wrench_topic),
+                                     ('--force-source', ns.force_source)) if val is not None]
+    if is_csv and bag_only:
+        print(f"fric identify: error: {', '.join(bag_only)} apply only to a bag, not to a CSV "
+              f"file", file=sys.stderr)
+        return 2
+    if not is_csv and ns.columns is not None:
+        print('fric identify: error: --columns only applies to a CSV file', file=sys.stderr)
+        return 2
+    noise = {k: v for k, v in (('accel', ns.accel_noise), ('vel', ns.vel_noise))
+             if v is not None}
+    out = Path(ns.out)
+    yaml_path = Path(ns.yaml) if ns.yaml else out / f'{ns.joint}.yaml'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        try:
+            if not src.exists():
+                raise FileNotFoundError(f'{src}: no such file or directory')
+            if is_csv:
+                rec = read_csv(src, ns.columns)
+                rec.joint = ns.joint
+            else:
+                rec = read_bag(src, ns.joint,
+                               joint_states_topic=ns.joint_states_topic or '/joint_states',
+                               accel_topic=ns.accel_topic, wrench_topic=ns.wrench_topic,
+                               force_source=ns.force_source or 'effort')
+            fits = {}
+            for method in ('ols', 'eiv'):
+                try:
+                    fits[method] = rec.fit(method, dv=ns.dv, noise=noise or None)
+                except ValueError as e:
+                    if method == ns.method:
+                        raise
+                    print(f'fric identify: warning: the {method.upper()} fit failed: {e}',
+                          file=sys.stderr)
+            print(f'# {rec.source}: {len(rec)} samples, joint {ns.joint}')
+            print(estimates_table(fits))
+            text = fit_to_yaml(fits[ns.method], ns.joint, K=ns.K, B=ns.B, dt=ns.dt,
+                               mass=ns.mass, source=rec.source)
+            yaml_path.parent.mkdir(parents=True, exist_ok=True)
+            yaml_path.write_text(text, encoding='utf-8')
+            paths = write_report(rec, fits, out)
+        except (ValueError, OSError) as e:
+            print(f'fric identify: {e}', file=sys.stderr)
+            return 1
+        finally:
+            for w in caught:
+                print(f'fric identify: warning: {w.message}', file=sys.stderr)
+    print(f'renderer parameters ({ns.method.upper()}): {yaml_path}')
+    print('report: ' + ', '.join(str(p) for p in paths))
+    return 0
+
+
+def _add_identify(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        'identify', help='identify mass and friction from a recorded run (paper 003)',
+        description='Fit paper 003\'s asymmetric Karnopp friction and the mass (OLS, eq. 5, and '
+                    'errors-in-variables, eq. 6) to a recorded run, print both estimates, write '
+                    'a friction_renderer parameter file of the chosen method and a report (PNG '
+                    'figures, estimates.md). See docs/identification.md. Exit status: 0 done, '
+                    '1 bad data (the message names the problem), 2 bad arguments.')
+    p.add_argument('input', metavar='INPUT',
+                   help='a .csv file (columns t, x, v, force [, a]; force = the force the stage '
+                        'applies to the sample) or a rosbag2 directory (or its .db3/.mcap file)')
+    p.add_argument('--joint', default='stage_joint',
+                   help='joint name in joint_states and in the parameter file '
+                        '(default stage_joint)')
+    p.add_argument('--joint-states-topic', metavar='T', default=None,
+                   help='bag: sensor_msgs/JointState topic (default /joint_states)')
+    p.add_argument('--accel-topic', metavar='T', default=None,
+                   help='bag: sensor_msgs/Imu accelerometer topic, linear_acceleration.x (e.g. '
+                        '/accelerometer); default: differentiate the velocity')
+    p.add_argument('--wrench-topic', metavar='T', default=None,
+                   help='bag: geometry_msgs/WrenchStamped topic for --force-source wrench '
+                        '(default /wrench)')
+    p.add_argument('--force-source', choices=('effort', 'wrench'), default=None,
+                   help='bag: force from joint_states effort (default) or wrench force.x')
+    p.add_argument('--columns', type=_columns, default=None, metavar='name=col,...',
+                   help='CSV: map t, x, v, force, a to the file\'s column names, e.g. '
+                        'force=load_cell_N,a=acc')
+    p.add_argument('--method', choices=('eiv', 'ols'), default='eiv',
+                   help='the estimate written to the parameter file (default eiv)')
+    p.add_argument('--dv', type=float, default=None, metavar='V',
+                   help='stiction band Δv [m/s] (default: chosen from the data)')
+    p.add_argument('--accel-noise', type=float, default=None, metavar='VAR',
+                   help='accelerometer noise variance [(m/s^2)^2] for EIV (default: estimated)')
+    p.add_argument('--vel-noise', type=float, default=None, metavar='VAR',
+                   help='velocity noise variance [(m/s)^2] for EIV (default: estimated)')
+    p.add_argument('--K', type=float, default=6000.0,
+                   help='renderer presliding stiffness [N/m] (default 6000)')
+    p.add_argument('--B', type=float, default=10.0,
+                   help='renderer presliding damping [N·s/m] (default 10)')
+    p.add_argument('--dt', type=float, default=0.001,
+                   help='renderer element step [s] (default 0.001)')
+    p.add_argument('--mass', type=float, default=None, metavar='M',
+                   help='moving mass of the rendering device [kg], enables the eq. (63) check')
+    p.add_argument('--out', default='fric_identify_out', metavar='DIR',
+                   help='report directory (default fric_identify_out)')
+    p.add_argument('--yaml', default=None, metavar='PATH',
+                   help='parameter file (default OUT/<joint>.yaml)')
+    p.set_defaults(func=_identify)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='fric', description='fric: physically correct friction for ROS 2 joints and haptic '
                                  'devices.')
     subparsers = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
     _add_launch(subparsers)
+    _add_identify(subparsers)
     return parser
 
 
