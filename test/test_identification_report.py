@@ -1,0 +1,88 @@
+"""fric_core.identification_report: the estimates table (both methods, truth, EIV error in std)
+and the report files (paper 003's figures as real PNGs, estimates.md)."""
+
+import struct
+import sys
+
+import numpy as np
+import pytest
+
+from fric_core.identification import excitation
+from fric_core.identification_io import Recording
+from fric_core.identification_report import (PARAMETERS, REPORT_FILES, estimates_table,
+                                             write_report)
+from fric_core.stage import SAMPLES, HapticStageSim
+
+BRASS = SAMPLES["brass"]
+TRUTH = dict(m=BRASS.mass, Cp=BRASS.law.Cp, bp=BRASS.law.bp, Cn=BRASS.law.Cn, bn=BRASS.law.bn,
+             Dp=BRASS.law.Dp, Dn=BRASS.law.Dn, dv=BRASS.law.dv)
+
+
+@pytest.fixture(scope="module")
+def run():
+    """The simulated stage with brass through the paper's excitation (2 s recorded at 1 kHz)."""
+    ex = excitation(warmup=2.0)
+    st = HapticStageSim(sample="brass", seed=5)
+    rs = [r for r, keep in zip((st.step(position_setpoint=float(x)) for x in ex.x), ex.record)
+          if keep]
+    col = {k: np.array([getattr(r, k) for r in rs])
+           for k in ("t", "position", "velocity", "force", "acceleration")}
+    rec = Recording(col["t"], col["position"], col["velocity"], col["force"],
+                    a=col["acceleration"], joint="stage_joint", source="sim brass seed 5")
+    return rec, {"ols": rec.fit("ols"), "eiv": rec.fit("eiv")}
+
+
+def _rows(table):
+    lines = table.strip().splitlines()
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+
+
+def test_estimates_table_has_both_methods_and_truth(run):
+    _, fits = run
+    rows = _rows(estimates_table(fits, TRUTH))
+    assert rows[0] == ["parameter", "unit", "OLS ± std", "EIV ± std", "truth", "EIV error / std"]
+    assert [r[0] for r in rows[2:]] == [p[0] for p in PARAMETERS]
+    m = rows[2]
+    eiv = fits["eiv"]
+    assert m[2] == f"{fits['ols'].m:.4g} ± {fits['ols'].std['m']:.2g}"
+    assert m[3] == f"{eiv.m:.4g} ± {eiv.std['m']:.2g}"
+    assert m[4] == "0.419"
+    z = float(m[5])
+    assert z == pytest.approx((eiv.m - BRASS.mass) / eiv.std["m"], abs=0.005)
+    assert abs(z) < 4  # the EIV std is consistent with its error (test_identification)
+    assert rows[-1][0] == "dv" and rows[-1][5] == ""  # Δv is chosen, it has no std
+    plain = _rows(estimates_table({"eiv": eiv}))
+    assert plain[0] == ["parameter", "unit", "EIV ± std"]
+    with pytest.raises(ValueError, match=r"truth: unknown parameter\(s\) \['mass'\]"):
+        estimates_table(fits, {"mass": 0.4})
+    with pytest.raises(ValueError, match="fits: no fit"):
+        estimates_table({})
+
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24]), len(data)
+
+
+def test_write_report_files(run, tmp_path):
+    rec, fits = run
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    before = pyplot.get_fignums() if pyplot else None
+    paths = write_report(rec, fits, tmp_path / "report", TRUTH, title="brass")
+    assert [p.name for p in paths] == list(REPORT_FILES)
+    for p in paths[:3]:
+        (w, h), n = _png_size(p)
+        # 8 x 5 in at 100 dpi; 2000 plotted samples make tens of kB, an empty axes ~10 kB
+        assert (w, h) == (800, 500) and n > 20_000, (p.name, w, h, n)
+    md = paths[3].read_text()
+    assert md.startswith("# brass\n") and "sim brass seed 5" in md
+    assert "| OLS ± std | EIV ± std | truth |" in md and "from the accelerometer" in md
+    for name in REPORT_FILES[:3]:
+        assert f"({name})" in md
+    if pyplot:  # no figure leaked into pyplot's global state
+        assert pyplot.get_fignums() == before
+    # without an accelerometer the acceleration is derived; the report says so
+    bare = Recording(rec.t, rec.x, rec.v, rec.force)
+    paths = write_report(bare, {"eiv": bare.fit()}, tmp_path / "bare")
+    assert "central difference" in paths[3].read_text() and all(p.exists() for p in paths)
