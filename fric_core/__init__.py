@@ -8,6 +8,8 @@ Modules:
     design        parameter design conditions (15), (48), (63)
     stage         simulated 1-DOF haptic stage of paper 003 (apparatus, samples, operator hand)
     identification  asymmetric Karnopp fit of paper 003: OLS (5) and errors-in-variables (6)
+    identification_io      recorded runs (CSV, rosbag2) in; renderer parameters/YAML out
+    identification_report  paper 003's figures and the estimates table of a run
 """
 
 __version__ = "0.1.0"
