@@ -47,7 +47,6 @@ __all__ = ["Recording", "read_csv", "write_csv", "read_bag", "renderer_parameter
 
 #: CSV column names: the required ones, then the optional acceleration
 CSV_COLUMNS = ("t", "x", "v", "force", "a")
-_REQUIRED = ("t", "x", "v", "force")
 #: fewest samples of a recording: the 4-point central difference needs 5
 MIN_ROWS = 5
 #: Largest accepted deviation of a time step from the median step, as a fraction of it, when the
@@ -562,7 +561,7 @@ def fit_to_yaml(fit: FrictionFit, joint: str = "stage_joint", node: str = "frict
         lines += [
             f"# dv: widened from the fitted {fit.dv:.5g} m/s to {dv_out:.5g} m/s. The fitted "
             f"stiction drop",
-            f"#   (Dp - Cp)/dv is steeper than condition (15) of paper 000 allows for model C",
+            "#   (Dp - Cp)/dv is steeper than condition (15) of paper 000 allows for model C",
             f"#   (slope > -(B + dt K) = {-(B + dt * K):.4g} N·s/m); the element would widen it "
             f"to the slope",
             "#   -(B + dt K)/2 anyway (AsymmetricFriction.effective_dv): this file states what "
