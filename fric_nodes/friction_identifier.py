@@ -12,19 +12,21 @@ A run (the Trigger service ``~/identify``, or ``identify_on_start``):
    SetParameters service) so that two controllers never command the stage at once; a renderer
    that does not answer within ``renderer_timeout`` is reported and the run goes on.
 3. **Motion**, one command per received joint_states (so it works in lockstep, where the stage
-   steps when a command arrives, and in realtime): a position hold while four states give the
-   stage period, a move to the excitation centre at ``move_speed`` (if needed) and 0.2 s of
-   hold, then the excitation sample for the stage time since its start (header stamps: states
-   lost in realtime do not shift it) on ``position_controller/commands``; the states after the
+   steps when a command arrives, and in realtime): a position hold where the stage is until
+   200 consecutive states were answered (the loop is steady; at most 5 s), a move to the
+   excitation centre at ``move_speed`` (if needed) and 0.2 s of hold, then the excitation
+   setpoint for the stage time since its start, one period ahead (header stamps: states missed
+   in realtime do not shift it) on ``position_controller/commands``; the states after the
    warm-up are recorded: position, velocity, effort negated to paper 003's load-cell sign
    (``F = m a + F_friction``, eq. 1; haptic_stage publishes the force on the stage), and the
    ``accelerometer`` (sensor_msgs/Imu) matched by stamp afterwards. Then a 0.3 s position hold
    and one zero-effort command: the stage rests on its friction and nothing is commanded more.
 4. **Aborts** — zero effort on ``effort_controller/commands`` at once (the stage rests), the
-   renderer left disabled — when the position leaves the travel band, the position is more than
-   ``tracking_limit`` from the command (end stop, saturation), the stage's /diagnostics report an
-   end stop or a saturated motor during the run, no valid joint_states came for
-   ``data_timeout``, or the node shuts down.
+   renderer left disabled — when the position leaves the travel band, the stage's /diagnostics
+   report an end-stop contact or the motor saturated in more than ``max_saturation`` of the
+   cycles between two reports, no valid joint_states came for ``data_timeout``, the position is
+   more than ``tracking_limit`` from the last command (off by default: in realtime a stalled
+   command path makes the stage lag), or the node shuts down.
 5. **Fit** of both methods on the record (:meth:`fric_core.identification_io.Recording.fit`:
    OLS, paper 003 eq. 5; Fuller's EIV, eq. 6, the EIV noise variances from the parameters, the
    Imu covariance or the data); no accelerometer messages: the acceleration is the 4-point
@@ -206,6 +208,9 @@ class FrictionIdentifier(Node):
     def __init__(self, node_name: str = names.FRICTION_IDENTIFIER, **kwargs):
         super().__init__(node_name, **kwargs)
         self._on_start_thread: threading.Thread | None = None
+        self._service_node: Node | None = None
+        self._service_thread: threading.Thread | None = None
+        self._stopping = False
         try:
             self._setup()
         except Exception:
@@ -277,8 +282,6 @@ class FrictionIdentifier(Node):
                           self._housekeeping.timer(self._publish_diagnostics),
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._service_node = None
-        self._service_thread = None
         self._start_service()
         self.get_logger().info(
             f"joint {self._joint!r}, excitation {values['amplitude']:g} m at "
@@ -316,9 +319,12 @@ class FrictionIdentifier(Node):
         self._values = new
         return SetParametersResult(successful=True)
 
-    def _write_results(self, fit, ok: bool, summary: str) -> None:
-        params = [Parameter("result.success", value=ok), Parameter("result.summary",
-                                                                   value=summary)]
+    def _write_results(self, fit=None, ok: bool | None = None, summary: str = "") -> None:
+        """result.* (read-only to users): the estimates of ``fit``, and/or the outcome."""
+        params = []
+        if ok is not None:
+            params += [Parameter("result.success", value=ok),
+                       Parameter("result.summary", value=summary)]
         if fit is not None:
             for p in RESULT_PARAMS:
                 params.append(Parameter(f"result.{p}", value=float(getattr(fit, p))))
@@ -377,7 +383,7 @@ class FrictionIdentifier(Node):
         if not run.lo <= x <= run.hi:
             return self._abort(run, f"travel limit: position {x:.6g} m outside [{run.lo:.6g}, "
                                f"{run.hi:.6g}] m (x_min/x_max shrunk by travel_margin)")
-        if abs(x - run.setpoint) > run.tracking_limit:
+        if run.tracking_limit and abs(x - run.setpoint) > run.tracking_limit:
             return self._abort(run, f"tracking: position {x:.6g} m is {abs(x - run.setpoint):.3g}"
                                f" m from the command {run.setpoint:.6g} m (> tracking_limit "
                                f"{run.tracking_limit:g} m): end stop, saturation or a jam")
@@ -552,9 +558,9 @@ class FrictionIdentifier(Node):
             self._runs += 1
             self._reason = ""
             try:
-                ok, text, fit = self._identify(dict(self._values), self._runs)
+                ok, text = self._identify(dict(self._values), self._runs)
             except Exception as e:  # noqa: BLE001 - report, never leave the caller hanging
-                ok, text, fit = False, f"failed: internal error {type(e).__name__}: {e}", None
+                ok, text = False, f"failed: internal error {type(e).__name__}: {e}"
                 self._abort_current("internal error")
             self._state = "done" if ok else text.partition(" ")[0].rstrip(":")
             if self._state not in ("refused", "aborted"):
@@ -562,7 +568,7 @@ class FrictionIdentifier(Node):
             self._reason = "" if ok else text
             self._summary = text
             try:
-                self._write_results(fit, ok, text)
+                self._write_results(ok=ok, summary=text)
             except Exception as e:  # noqa: BLE001 - a context going away at shutdown
                 self.get_logger().error(f"result parameters not written: {e}")
             (self.get_logger().info if ok else self.get_logger().error)(f"run {self._runs}: "
@@ -589,19 +595,19 @@ class FrictionIdentifier(Node):
         return False
 
     def _identify(self, v: dict, number: int):
-        """The run: (success, summary, fit of ``method`` or None)."""
+        """The run: (success, one-line summary)."""
         self._state = "waiting for the stage"
         if not self._wait_for_stage(v["stage_timeout"]):
             why = (f"; last rejected joint_states: {self._rejected_latest}"
                    if self._rejected_latest else "")
             return False, (f"refused: no valid joint_states for joint {self._joint!r} on "
                            f"{self.resolve_topic_name(names.JOINT_STATES)} within stage_timeout"
-                           f" = {v['stage_timeout']:g} s (is the stage running?){why}"), None
+                           f" = {v['stage_timeout']:g} s (is the stage running?){why}")
         x_start = self._last_x
         try:
             exc = check_excitation(v, x_start)
         except ValueError as e:
-            return False, f"refused: {e}", None
+            return False, f"refused: {e}"
         notes = []
         if v["push_to_renderer"]:
             self._state = "handing over"
@@ -627,16 +633,15 @@ class FrictionIdentifier(Node):
             if reason:
                 self._abort_current(reason)
         missed, span = run.missed()
-        if missed:
-            notes.append(f"{missed} of {span} excitation states not answered (the stage ran "
-                         "ahead)")
+        lost = [f"{missed} of {span} excitation states not answered (the stage ran ahead)"
+                ] if missed else []
+        if run.aborted:
+            tail = ["renderer left with output disabled"] if v["push_to_renderer"] else []
+            return False, "; ".join([f"aborted ({run.state}): {run.aborted}", "the stage was "
+                                     "commanded to rest (zero effort)"] + tail + lost)
+        notes += lost
         if run.overflow:
             notes.append(f"{run.overflow} states not recorded (buffer full)")
-        if run.aborted:
-            tail = ("; renderer left with output disabled" if v["push_to_renderer"] else "")
-            return False, (f"aborted ({run.state}): {run.aborted}; the stage was commanded to "
-                           f"rest (zero effort){tail}" + "".join(f"; {n}" for n in notes[-1:]
-                                                                 if missed)), None
         self._state = "fitting"
         return self._fit_and_hand_over(v, run, notes)
 
@@ -681,7 +686,7 @@ class FrictionIdentifier(Node):
         try:
             rec, more, noise = self._recording(v, run)
         except ValueError as e:
-            return False, f"failed: the record cannot be fitted: {e}", None
+            return False, f"failed: the record cannot be fitted: {e}"
         notes = more + notes
         fits, errors = {}, {}
         with warnings.catch_warnings(record=True) as caught:
@@ -693,20 +698,20 @@ class FrictionIdentifier(Node):
                     errors[m] = str(e)
             fit = fits.get(method)
             if fit is None:
-                return False, f"failed: fit ({method}) of {len(rec)} samples: {errors[method]}", \
-                    None
+                return False, f"failed: fit ({method}) of {len(rec)} samples: {errors[method]}"
             kw = dict(K=v["render_K"], B=v["render_B"], dt=v["render_dt"],
                       mass=v["render_mass"] or None)
             try:
                 params = renderer_parameters(fit, self._joint, **kw)
             except ValueError as e:
-                return False, f"failed: renderer parameters of the fit: {e}", fit
+                return False, f"failed: renderer parameters of the fit: {e}"
+            self._fits = fits
+            self._write_results(fit)  # the estimates, before the renderer has them
             files = self._write_files(v, rec, fits, fit, kw)
         notes += [str(w.message) for w in caught
                   if not issubclass(w.category, (DeprecationWarning, ResourceWarning))]
         for m, e in errors.items():
             notes.append(f"{m} fit failed: {e}")
-        self._fits = fits
         summary = self._estimates_line(fit, fits, len(rec))
         ok = True
         if files:
@@ -720,7 +725,7 @@ class FrictionIdentifier(Node):
             else:
                 notes.append(f"pushed to {self._renderer} (output enabled)")
         head = "identified" if ok else "identified, but"
-        return ok, f"{head}: {summary}; " + "; ".join(notes), fit
+        return ok, f"{head}: {summary}; " + "; ".join(notes)
 
     @staticmethod
     def _estimates_line(fit, fits: dict, n: int) -> str:
