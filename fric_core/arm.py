@@ -1,0 +1,369 @@
+"""Arms driven through transmissions with asymmetric friction: algorithm (69) of paper 004.
+
+The arm (46) ``M_h(q) q̈ + h(q, q̇) = τ̂_v + J(q)ᵀ f`` is driven at each joint through a
+transmission (47) (a DAI (14) per joint, with asymmetry coefficients γ_u,i, γ_v,i, input-side
+inertia m_i and output-side inertia m_v,i referred to the joint). Together they form the DAI (48).
+:class:`GearedArm` integrates it by the implicit-Euler algorithm (69)::
+
+    M̂ := [m] + M(q),  M(q) = M_h(q) + [m_v]                                (69a), (49)
+    P := ([γ_u][m] − [γ_v] M(q)) M̂⁻¹                                       (69b), (52)
+    τ_v := h(q, v) + [D] v − J(q)ᵀ f + τ_load                               (69c), (50)
+    ϕ := [γ_u] τ_u + [γ_v] τ_v − P (τ_u − τ_v)                              (69d)
+    v* := v + h M̂⁻¹ (τ_u − τ_v)                                             (69e)
+    v := v* − axproj(v*, h M̂⁻¹, ϕ, P)                                       (69f)
+    q := q + h v                                                             (69g)
+
+(D: optional joint viscosity, explicit like the rest of h(q, v), as in the paper's Sec. 6.2).
+A joint whose velocity comes out exactly 0 is held by static friction; a self-locking joint
+(|γ_v,i| ≥ 1) holds any load from the arm while its actuator is idle.
+
+Well-posedness (57): σ_max(P) < 1 guarantees a unique internal force λ. P depends on q, so it is
+checked at every step (a cheap Frobenius-norm bound first, the SVD only when the bound is ≥ 1).
+A violation is reported in :attr:`GearedArm.state` (``well_posed``, ``sigma_max``), counted,
+and warned about once (``on_ill_posed="warn"``) or raised (``"raise"``). The step never returns
+NaN: bad inputs raise ``ValueError`` before the state changes.
+
+The arm's rigid-body terms come from any object with the :class:`ArmDynamics` interface:
+:class:`fric_core.arm_dynamics.UrdfDynamics` (Pinocchio, from a URDF) or
+:class:`ConstantInertia` (a fixed inertia matrix; tests and 1-DOF checks).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Mapping, NamedTuple, Protocol, Sequence
+
+import numpy as np
+
+from .axproj import AxprojSolver, axproj_diagonal
+from .transmission import IllPosedWarning, Transmission
+
+__all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "per_joint"]
+
+
+class ArmDynamics(Protocol):
+    """What :class:`GearedArm` needs from a rigid-body model."""
+
+    n: int
+    joint_names: tuple
+
+    def terms(self, q: np.ndarray, v: np.ndarray,
+              jacobian: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(M_h(q), h(q, v), J(q) or None)``: the (n, n) inertia matrix, the (n,) bias force
+        (Coriolis, centrifugal, gravity) and, when asked, the (6, n) end-effector Jacobian
+        (linear rows first, world-aligned). The arrays may be reused by the next call."""
+        ...
+
+
+class ConstantInertia:
+    """An arm with a constant inertia matrix: ``M_h q̈ + g = τ`` (g constant, default 0).
+
+    ``jacobian``: a fixed (6, n) Jacobian for wrenches (default: none).
+    """
+
+    def __init__(self, M, gravity_torque=None, jacobian=None,
+                 joint_names: Sequence[str] | None = None):
+        M = np.array(M, dtype=float, ndmin=2)
+        if M.ndim != 2 or M.shape[0] != M.shape[1] or not np.all(np.isfinite(M)):
+            raise ValueError(f"M: expected a finite square matrix, got shape {M.shape}")
+        if not np.allclose(M, M.T, rtol=1e-12, atol=0.0):
+            raise ValueError("M: an inertia matrix must be symmetric")
+        self.n = M.shape[0]
+        self._M = M
+        g = np.zeros(self.n) if gravity_torque is None else np.asarray(gravity_torque, float)
+        if g.shape != (self.n,) or not np.all(np.isfinite(g)):
+            raise ValueError(f"gravity_torque: expected finite shape ({self.n},), got {g.shape}")
+        self._g = g
+        if jacobian is not None:
+            jacobian = np.asarray(jacobian, dtype=float)
+            if jacobian.shape != (6, self.n) or not np.all(np.isfinite(jacobian)):
+                raise ValueError(f"jacobian: expected finite shape (6, {self.n}), got "
+                                 f"{jacobian.shape}")
+        self._J = jacobian
+        names = tuple(joint_names) if joint_names is not None else tuple(
+            f"joint{i + 1}" for i in range(self.n))
+        if len(names) != self.n:
+            raise ValueError(f"joint_names: expected {self.n} names, got {len(names)}")
+        self.joint_names = names
+
+    def terms(self, q, v, jacobian=False):
+        if jacobian and self._J is None:
+            raise ValueError("wrench: this ConstantInertia has no jacobian")
+        return self._M, self._g, (self._J if jacobian else None)
+
+
+def per_joint(name: str, value, joint_names: Sequence[str], *, minimum: float = -math.inf,
+              strict: bool = False) -> np.ndarray:
+    """A per-joint parameter as an (n,) float array from a scalar, a sequence of n values or a
+    mapping ``{joint name: value}`` naming every joint. ``ValueError`` names the field, unknown
+    or missing joint names, and out-of-range values."""
+    n = len(joint_names)
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in joint_names]
+        if unknown:
+            raise ValueError(f"{name}: unknown joint name(s) {unknown}; the joints are "
+                             f"{list(joint_names)}")
+        missing = [j for j in joint_names if j not in value]
+        if missing:
+            raise ValueError(f"{name}: no value for joint(s) {missing}")
+        value = [value[j] for j in joint_names]
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number, {n} numbers or a {{joint: value}} mapping, "
+                         f"got {value!r}") from None
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ValueError(f"{name}: expected {n} values (one per joint {list(joint_names)}), got "
+                         f"shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}: must be finite (joint {joint_names[i]} has {arr[i]!r})")
+    low = arr <= minimum if strict else arr < minimum
+    if np.any(low):
+        i = int(np.flatnonzero(low)[0])
+        raise ValueError(f"{name}: must be {'>' if strict else '>='} {minimum:g} (joint "
+                         f"{joint_names[i]} has {arr[i]!r})")
+    return arr
+
+
+class ArmState(NamedTuple):
+    q: np.ndarray  #: joint positions after the step
+    v: np.ndarray  #: joint velocities after the step (exact 0 for stuck joints)
+    v_star: np.ndarray  #: (69e)
+    friction: np.ndarray  #: [s]|λ|: transmission friction torque on each joint's motion (48a)
+    lam: np.ndarray  #: internal forces λ (48b)
+    stuck: np.ndarray  #: joints in static friction (velocity exactly 0)
+    tau_v: np.ndarray  #: load torques τ_v of (50) used in the step
+    sigma_max: float  #: σ_max(P) (or its Frobenius upper bound when that is already < 1)
+    well_posed: bool  #: (57) held in this step
+    iterations: int  #: axproj solver iterations in this step
+    converged: bool  #: axproj met its tolerance
+
+
+class GearedArm:
+    """An n-joint arm with a gear transmission at every joint: algorithm (69).
+
+    ``GearedArm(dynamics, gamma_u, gamma_v, m, *, m_v=0, damping=0, q0=0, v0=0)``: per-joint
+    parameters are scalars, sequences of n, or ``{joint name: value}`` mappings. ``m`` (rotor
+    inertias referred to the joints, ≥ 0) and ``m_v`` (output-side transmission inertias) add to
+    the arm's inertia as in (49), (63). ``damping``: viscous joint friction D ≥ 0 [N m s/rad].
+
+    ``step(tau_u, h, wrench=None, tau_load=None) -> v``: actuator torques τ_u referred to the
+    joints, timestep h, optional end-effector wrench f (6,: force then torque, world axes, acting
+    on the arm) and extra joint load torques (added to τ_v, e.g. a contact modelled by the
+    caller). Returns a copy of the new joint velocities; ``q``, ``v`` and ``state`` hold the rest.
+
+    ``on_ill_posed``: ``"warn"`` (default: one :class:`IllPosedWarning`, every violation counted
+    in ``ill_posed_steps``), ``"raise"`` (``ValueError`` before the state changes) or
+    ``"ignore"``.
+    """
+
+    def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,
+                 q0=None, v0=None, tol: float = 1e-12, on_ill_posed: str = "warn"):
+        names = tuple(dynamics.joint_names)
+        n = int(dynamics.n)
+        if len(names) != n:
+            raise ValueError(f"dynamics: {n} joints but {len(names)} joint names")
+        self.dynamics = dynamics
+        self.n = n
+        self.joint_names = names
+        gu = per_joint("gamma_u", gamma_u, names)
+        gv = per_joint("gamma_v", gamma_v, names)
+        flip = gu + gv < 0.0  # (48) is invariant to flipping both signs of a joint's pair
+        self.gamma_u = np.where(flip, -gu, gu)
+        self.gamma_v = np.where(flip, -gv, gv)
+        self.m = per_joint("m", m, names, minimum=0.0)
+        self.m_v = per_joint("m_v", m_v, names, minimum=0.0)
+        self.damping = per_joint("damping", damping, names, minimum=0.0)
+        if on_ill_posed not in ("warn", "raise", "ignore"):
+            raise ValueError(f"on_ill_posed: expected 'warn', 'raise' or 'ignore', got "
+                             f"{on_ill_posed!r}")
+        self.on_ill_posed = on_ill_posed
+        self._q0 = np.zeros(n) if q0 is None else per_joint("q0", q0, names)
+        self._v0 = np.zeros(n) if v0 is None else per_joint("v0", v0, names)
+        self._solver = AxprojSolver(n, tol=tol)
+        self._gu_m = self.gamma_u * self.m
+        self._diag = np.arange(n) * (n + 1)  # flat indices of a diagonal
+        self._warned = False
+        self.reset()
+
+    # -- constructors ---------------------------------------------------------------------------
+    @classmethod
+    def from_transmissions(cls, dynamics: ArmDynamics,
+                           transmissions: Sequence[Transmission] | Mapping[str, Transmission],
+                           **kwargs) -> "GearedArm":
+        """One :class:`~fric_core.transmission.Transmission` per joint (sequence in joint order,
+        or a ``{joint name: Transmission}`` mapping): γ_u, γ_v, m from each, and its output-side
+        inertia M as the joint's m_v (49)."""
+        names = tuple(dynamics.joint_names)
+        if isinstance(transmissions, Mapping):
+            per_joint("transmissions", {k: 0.0 for k in transmissions}, names)  # names check
+            transmissions = [transmissions[j] for j in names]
+        transmissions = list(transmissions)
+        if len(transmissions) != len(names):
+            raise ValueError(f"transmissions: expected {len(names)} (one per joint), got "
+                             f"{len(transmissions)}")
+        for j, t in zip(names, transmissions):
+            if not isinstance(t, Transmission):
+                raise ValueError(f"transmissions: joint {j}: expected a Transmission, got {t!r}")
+        if "m_v" in kwargs:
+            raise ValueError("m_v: taken from the transmissions' M; do not pass it")
+        return cls(dynamics, [t.gamma_u for t in transmissions],
+                   [t.gamma_v for t in transmissions], [t.m for t in transmissions],
+                   m_v=[t.M for t in transmissions], **kwargs)
+
+    @classmethod
+    def from_urdf(cls, urdf, gamma_u, gamma_v, m, *, joint_names=None, ee_frame=None,
+                  gravity=(0.0, 0.0, -9.81), **kwargs) -> "GearedArm":
+        """Build the dynamics from a URDF file with Pinocchio
+        (:class:`fric_core.arm_dynamics.UrdfDynamics`), then the arm."""
+        from .arm_dynamics import UrdfDynamics  # Pinocchio only when a URDF is used
+        dyn = UrdfDynamics(urdf, joint_names=joint_names, ee_frame=ee_frame, gravity=gravity)
+        return cls(dyn, gamma_u, gamma_v, m, **kwargs)
+
+    # -- state ----------------------------------------------------------------------------------
+    def reset(self, q0=None, v0=None) -> None:
+        """Back to (q0, v0) (default: the constructor's); forgets the solver's warm start."""
+        if q0 is not None:
+            self._q0 = per_joint("q0", q0, self.joint_names)
+        if v0 is not None:
+            self._v0 = per_joint("v0", v0, self.joint_names)
+        self._q = self._q0.copy()
+        self._v = self._v0.copy()
+        self._solver.reset()
+        self.steps = 0
+        self.ill_posed_steps = 0
+        self.unconverged_steps = 0
+        z = np.zeros(self.n)
+        self._state = ArmState(self._q.copy(), self._v.copy(), z, z, z, np.zeros(self.n, bool),
+                               z, 0.0, True, 0, True)
+        M, _, _ = self.dynamics.terms(self._q, self._v, False)
+        self._inverse_inertia(M)  # fails early on a singular inertia
+
+    @property
+    def q(self) -> np.ndarray:
+        return self._q.copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        return self._v.copy()
+
+    @property
+    def state(self) -> ArmState:
+        """Quantities of the last step."""
+        return self._state
+
+    def transmission(self, joint: int | str) -> Transmission:
+        """Joint ``joint`` as a 1-DOF :class:`Transmission` with M = its diagonal inertia at the
+        current q (for its efficiencies and drivability)."""
+        i = self.joint_names.index(joint) if isinstance(joint, str) else int(joint)
+        M, _, _ = self.dynamics.terms(self._q, self._v, False)
+        return Transmission(self.gamma_u[i], self.gamma_v[i], max(self.m[i], 1e-300),
+                            max(M[i, i] + self.m_v[i], 1e-300), ill_posed="allow")
+
+    # -- step -----------------------------------------------------------------------------------
+    def _vector(self, name, x):
+        try:
+            a = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: expected {self.n} numbers, got {x!r}") from None
+        if a.shape != (self.n,):
+            if a.ndim == 0 and self.n == 1:
+                return a.reshape(1)
+            raise ValueError(f"{name}: expected shape ({self.n},) (joints "
+                             f"{list(self.joint_names)}), got {a.shape}")
+        if not np.all(np.isfinite(a)):
+            i = int(np.flatnonzero(~np.isfinite(a))[0])
+            raise ValueError(f"{name}: must be finite (joint {self.joint_names[i]} is {a[i]!r})")
+        return a
+
+    def _inverse_inertia(self, Mq: np.ndarray) -> np.ndarray:
+        Mhat = Mq.copy()
+        Mhat.flat[self._diag] += self.m + self.m_v
+        try:
+            Minv = np.linalg.inv(Mhat)
+        except np.linalg.LinAlgError:
+            Minv = None
+        if Minv is None or not np.all(np.isfinite(Minv)) or np.any(Minv.flat[self._diag] <= 0.0):
+            raise ValueError(f"m: the inertia [m] + M(q) is singular at q = {self._q.tolist()} "
+                             "(massless links with zero rotor inertia?); give every joint a rotor "
+                             "inertia m > 0 or check the link inertias")
+        return Minv
+
+    def step(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
+        """One step of (69); returns the new joint velocities (a copy)."""
+        tau_u = self._vector("tau_u", tau_u)
+        try:
+            h = float(h)
+        except (TypeError, ValueError):
+            raise ValueError(f"h: expected a timestep in seconds, got {h!r}") from None
+        if not (h > 0.0 and math.isfinite(h)):
+            raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+        if wrench is not None:
+            wrench = np.asarray(wrench, dtype=float)
+            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
+                raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
+                                 f"{wrench!r}")
+        if tau_load is not None:
+            tau_load = self._vector("tau_load", tau_load)
+        q, v = self._q, self._v
+        Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
+        Minv = self._inverse_inertia(Mh)                                          # (69a)
+        Mq = Mh + np.diag(self.m_v) if self.m_v.any() else Mh                    # (49)
+        B = -self.gamma_v[:, None] * Mq
+        B.flat[self._diag] += self._gu_m
+        P = B @ Minv                                                              # (69b)
+        tau_v = bias + self.damping * v                                           # (69c)
+        if wrench is not None:
+            tau_v = tau_v - J.T @ wrench
+        if tau_load is not None:
+            tau_v = tau_v + tau_load
+        tau_a = tau_u - tau_v
+        phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a             # (69d)
+        A = h * Minv
+        v_star = v + A @ tau_a                                                    # (69e)
+        smax = math.sqrt(float(np.dot(P.ravel(), P.ravel())))  # ‖P‖_F ≥ σ_max(P)
+        if smax >= 1.0:
+            smax = float(np.linalg.norm(P, 2))
+        well_posed = smax < 1.0
+        if not well_posed:
+            self._ill_posed(smax)
+        if self.n == 1:  # (70), identical to the 1-DOF algorithm (44)
+            y = axproj_diagonal(v_star, A[0], phi, P[0])
+            a, p = A[0, 0], P[0, 0]
+            stuck = y == v_star
+            f = y / a
+            lam = phi + p * f
+            it, conv = 0, True
+        else:
+            r = self._solver.solve(v_star, A, phi, P)                             # (67)
+            y, f, lam, stuck, it, conv = r.y, r.friction, r.lam, r.stuck, r.iterations, r.converged
+            if not conv:
+                self.unconverged_steps += 1
+                if self.on_ill_posed == "raise":
+                    raise ValueError(f"tau_u: axproj found no solution at q = {q.tolist()} "
+                                     f"(residual {r.residual:.3g}, sigma_max(P) = {smax:.4g})")
+        v_new = v_star - y                                                        # (69f)
+        v_new[stuck] = 0.0
+        self._q = q + h * v_new                                                   # (69g)
+        self._v = v_new
+        self.steps += 1
+        self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
+                               it, conv)
+        return v_new.copy()
+
+    def _ill_posed(self, smax: float) -> None:
+        msg = (f"GearedArm: sigma_max(P) = {smax:.4g} >= 1 at q = {np.round(self._q, 4).tolist()}"
+               ": the well-posedness condition (57) fails (the internal forces may be non-unique "
+               "or not exist); larger rotor inertias m or smaller |gamma_v| restore it")
+        if self.on_ill_posed == "raise":
+            raise ValueError("gamma_v: " + msg)
+        self.ill_posed_steps += 1
+        if self.on_ill_posed == "warn" and not self._warned:
+            self._warned = True
+            warnings.warn(msg + " (warned once; see ill_posed_steps)", IllPosedWarning,
+                          stacklevel=3)

@@ -1,0 +1,237 @@
+"""Rigid-body terms of an arm from its URDF, by Pinocchio (the only fric module importing it).
+
+:class:`UrdfDynamics` gives what :class:`fric_core.arm.GearedArm` needs for algorithm (69) of
+paper 004: the inertia matrix M_h(q), the bias force h(q, q̇) (Coriolis, centrifugal and
+gravity: Pinocchio's ``nonLinearEffects``) and the end-effector Jacobian J(q) (6 × n, linear rows
+first, axes of the world frame at the end-effector origin: Pinocchio's LOCAL_WORLD_ALIGNED), so a
+wrench f = (force, torque) on the end effector enters as ``J(q)ᵀ f`` (46).
+
+Joints: revolute, continuous (one angle, converted to Pinocchio's cos/sin pair) and prismatic.
+``joint_names`` selects (and orders) the simulated joints; the other movable joints are locked
+at ``locked_positions`` (default 0) with Pinocchio's reduced model. Bad files, unsupported
+joints, unknown joint or frame names raise :class:`UrdfError` (a ``ValueError``) naming them.
+
+Bundled URDFs (``urdf/`` in the source tree, ``share/fric/urdf`` when installed):
+``planar_2link`` (paper 004, Sec. 6.2) and ``arm7`` (a 7-DOF arm); see :func:`bundled_urdf`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pinocchio as pin
+
+__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf"]
+
+
+class UrdfError(ValueError):
+    """The URDF cannot be used: missing/malformed file, unsupported joint, unknown name."""
+
+
+def bundled_urdf(name: str) -> Path:
+    """Path of a URDF shipped with fric (``"planar_2link"``, ``"arm7"``; ``.urdf`` optional)."""
+    fname = name if name.endswith(".urdf") else name + ".urdf"
+    candidates = [Path(__file__).resolve().parent.parent / "urdf" / fname,
+                  Path(sys.prefix) / "share" / "fric" / "urdf" / fname]
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        if prefix:
+            candidates.append(Path(prefix) / "share" / "fric" / "urdf" / fname)
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise UrdfError(f"urdf: no bundled URDF named {name!r} (looked in "
+                    f"{', '.join(str(c.parent) for c in candidates[:2])})")
+
+
+_SUPPORTED = {"R": "revolute", "P": "prismatic"}
+
+
+def _kind(joint) -> str:
+    """'revolute', 'continuous', 'prismatic' or the Pinocchio type name when unsupported."""
+    short = joint.shortname()
+    if joint.nv == 1 and joint.nq == 2 and short.startswith("JointModelR"):
+        return "continuous"
+    if joint.nv == 1 and joint.nq == 1:
+        if short.startswith("JointModelR"):
+            return "revolute"
+        if short.startswith("JointModelP"):
+            return "prismatic"
+    return short
+
+
+class UrdfDynamics:
+    """M_h(q), h(q, q̇), J(q) of a fixed-base arm from a URDF (see the module docstring).
+
+    ``UrdfDynamics(urdf, joint_names=None, ee_frame=None, gravity=(0, 0, -9.81),
+    locked_positions=None)``; ``urdf`` is a file path or a bundled name (:func:`bundled_urdf`).
+    :meth:`from_xml` takes the URDF text (e.g. a ``robot_description`` parameter).
+    """
+
+    def __init__(self, urdf, *, joint_names: Sequence[str] | None = None,
+                 ee_frame: str | None = None, gravity=(0.0, 0.0, -9.81),
+                 locked_positions: Mapping[str, float] | None = None, _xml: str | None = None):
+        if _xml is None:
+            path = Path(urdf)
+            if not path.is_file() and not str(urdf).endswith(".urdf") and os.sep not in str(urdf):
+                path = bundled_urdf(str(urdf))
+            if not path.is_file():
+                raise UrdfError(f"urdf: no such file: {str(urdf)!r}")
+            self.source = str(path)
+            try:
+                model = pin.buildModelFromUrdf(str(path))
+            except Exception as e:  # Pinocchio raises ValueError/RuntimeError with the reason
+                raise UrdfError(f"urdf: cannot read {path}: {e}") from None
+        else:
+            self.source = "<xml>"
+            try:
+                model = pin.buildModelFromXML(_xml)
+            except Exception as e:
+                raise UrdfError(f"urdf: cannot parse the URDF text: {e}") from None
+        g = np.asarray(gravity, dtype=float)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise ValueError(f"gravity: expected 3 finite numbers [m/s²], got {gravity!r}")
+        model.gravity.linear = g
+        movable = []
+        for jid in range(1, model.njoints):
+            name, kind = model.names[jid], _kind(model.joints[jid])
+            if kind not in ("revolute", "continuous", "prismatic"):
+                raise UrdfError(f"urdf: joint {name!r} is a {kind} (floating, planar, spherical "
+                                "and mimic joints are not supported; fix the base to the world)")
+            movable.append(name)
+        if not movable:
+            raise UrdfError(f"urdf: {self.source} has no movable joint")
+        if joint_names is None:
+            joint_names = movable
+        joint_names = [str(j) for j in joint_names]
+        unknown = [j for j in joint_names if j not in movable]
+        if unknown:
+            raise UrdfError(f"joint_names: unknown joint(s) {unknown}; the movable joints of "
+                            f"{self.source} are {movable}")
+        if len(set(joint_names)) != len(joint_names):
+            raise UrdfError(f"joint_names: repeated names in {joint_names}")
+        locked_positions = dict(locked_positions or {})
+        bad = [j for j in locked_positions if j not in movable or j in joint_names]
+        if bad:
+            raise UrdfError(f"locked_positions: {bad} are not locked movable joints (locked: "
+                            f"{[j for j in movable if j not in joint_names]})")
+        lock = [j for j in movable if j not in joint_names]
+        if lock:
+            q_ref = pin.neutral(model)
+            for j in lock:
+                jid = model.getJointId(j)
+                val = float(locked_positions.get(j, 0.0))
+                idx = model.joints[jid].idx_q
+                if _kind(model.joints[jid]) == "continuous":
+                    q_ref[idx:idx + 2] = np.cos(val), np.sin(val)
+                else:
+                    q_ref[idx] = val
+            model = pin.buildReducedModel(model, [model.getJointId(j) for j in lock], q_ref)
+        self.model = model
+        self.data = model.createData()
+        order = [model.getJointId(j) for j in joint_names]
+        self.n = len(joint_names)
+        self.joint_names = tuple(joint_names)
+        v_idx = np.array([model.joints[j].idx_v for j in order])
+        self._perm = None if np.array_equal(v_idx, np.arange(self.n)) else v_idx
+        kinds = [_kind(model.joints[j]) for j in order]
+        self.joint_kinds = tuple(kinds)
+        self._cont = [(i, model.joints[j].idx_q) for i, j in enumerate(order)
+                      if kinds[i] == "continuous"]
+        self._plain_q = np.array([model.joints[j].idx_q for i, j in enumerate(order)
+                                  if kinds[i] != "continuous"], dtype=int)
+        self._plain_i = np.array([i for i in range(self.n) if kinds[i] != "continuous"],
+                                 dtype=int)
+        self._qpin = pin.neutral(model)
+        self.lower = np.array([model.lowerPositionLimit[model.joints[j].idx_q]
+                               if kinds[i] != "continuous" else -np.inf
+                               for i, j in enumerate(order)])
+        self.upper = np.array([model.upperPositionLimit[model.joints[j].idx_q]
+                               if kinds[i] != "continuous" else np.inf
+                               for i, j in enumerate(order)])
+        self.effort = np.array([model.effortLimit[model.joints[j].idx_v] for j in order])
+        if ee_frame is None:
+            ee_frame = model.frames[len(model.frames) - 1].name
+        if not model.existFrame(ee_frame):
+            raise UrdfError(f"ee_frame: no frame {ee_frame!r}; frames: "
+                            f"{[f.name for f in model.frames][1:]}")
+        self.ee_frame = ee_frame
+        self._fid = model.getFrameId(ee_frame)
+        self._M = np.zeros((self.n, self.n))
+        self._bias = np.zeros(self.n)
+
+    @classmethod
+    def from_xml(cls, xml: str, **kwargs) -> "UrdfDynamics":
+        """From the URDF text itself."""
+        if not isinstance(xml, str) or not xml.strip():
+            raise UrdfError("urdf: expected the URDF XML text, got an empty value")
+        return cls(None, _xml=xml, **kwargs)
+
+    # -- configuration -----------------------------------------------------------------------
+    def _config(self, q: np.ndarray) -> np.ndarray:
+        qp = self._qpin
+        if self._perm is None and not self._cont:
+            return q
+        qp[self._plain_q] = q[self._plain_i]
+        for i, idx in self._cont:
+            qp[idx] = np.cos(q[i])
+            qp[idx + 1] = np.sin(q[i])
+        return qp
+
+    def _velocity(self, v: np.ndarray) -> np.ndarray:
+        if self._perm is None:
+            return v
+        vp = np.empty(self.model.nv)
+        vp[self._perm] = v
+        return vp
+
+    # -- terms ---------------------------------------------------------------------------------
+    def terms(self, q: np.ndarray, v: np.ndarray, jacobian: bool = False):
+        """``(M_h(q), h(q, v), J(q) or None)``; M and h are buffers reused by the next call."""
+        model, data = self.model, self.data
+        qp, vp = self._config(q), self._velocity(v)
+        M = pin.crba(model, data, qp)
+        h = pin.nonLinearEffects(model, data, qp, vp)
+        J = None
+        if jacobian:
+            J = pin.computeFrameJacobian(model, data, qp, self._fid, pin.LOCAL_WORLD_ALIGNED)
+        if self._perm is not None:
+            p = self._perm
+            M = M[np.ix_(p, p)]
+            h = h[p]
+            J = J[:, p] if J is not None else None
+        return M, h, J
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """M_h(q), (n, n)."""
+        return self.terms(np.asarray(q, float), np.zeros(self.n))[0].copy()
+
+    def bias(self, q, v) -> np.ndarray:
+        """h(q, q̇): Coriolis, centrifugal and gravity torques, (n,)."""
+        return self.terms(np.asarray(q, float), np.asarray(v, float))[1].copy()
+
+    def gravity_torque(self, q) -> np.ndarray:
+        """g(q) = h(q, 0)."""
+        return self.bias(q, np.zeros(self.n))
+
+    def jacobian(self, q) -> np.ndarray:
+        """End-effector Jacobian J(q), (6, n): [linear; angular], world-aligned axes."""
+        return self.terms(np.asarray(q, float), np.zeros(self.n), True)[2].copy()
+
+    def ee_position(self, q) -> np.ndarray:
+        """World position of the end-effector frame, (3,)."""
+        return self.ee_pose(q)[0]
+
+    def ee_pose(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(position (3,), rotation (3, 3)) of the end-effector frame in the world."""
+        qp = self._config(np.asarray(q, float))
+        pin.framesForwardKinematics(self.model, self.data, qp)
+        oMf = self.data.oMf[self._fid]
+        return oMf.translation.copy(), oMf.rotation.copy()
+
+    def __repr__(self) -> str:
+        return (f"UrdfDynamics({self.source!r}, joints={list(self.joint_names)}, "
+                f"ee_frame={self.ee_frame!r})")
