@@ -1,6 +1,12 @@
-"""fric demo (`make demo`): the ROS 2 haptic pipeline on the simulated stage, then the element demo.
+"""fric demo (`make demo`): identify a sample and render it (the main job), the ROS 2 haptic
+pipeline in both rendering modes, then the element demo.
 
-For each rendering mode (impedance: model C, velocity in, force out; admittance: model A, force in,
+First ``identify_and_render.py`` (the "haptic camera" of paper 003): a probe stage with the brass
+sample, the ``friction_identifier`` fitting its mass and friction (OLS and EIV), the identified law
+pushed to a renderer on a display stage and felt by a scripted operator; the estimates are printed
+next to the simulated truth and the rendering is checked against the identified law.
+
+Then, for each rendering mode (impedance: model C, velocity in, force out; admittance: model A, force in,
 position setpoint out) it runs
 
     fric launch haptic_render.launch.xml mode:=<mode> duration:=15.0 out_dir:=<out>/haptic_<mode>
@@ -33,6 +39,7 @@ for p in (str(_ROOT), str(Path(__file__).resolve().parent)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import identify_and_render  # noqa: E402
 from fric_nodes import pipeline, run_report  # noqa: E402
 
 MODES = ("impedance", "admittance")
@@ -81,6 +88,7 @@ def main(argv=None) -> int:
                     help="realtime: the stage's 1 kHz servo on the wall clock (default); "
                          "lockstep: the stage waits for each command (deterministic)")
     ap.add_argument("--no-elements", action="store_true", help="skip the element demo")
+    ap.add_argument("--no-identify", action="store_true", help="skip identify-then-render")
     ap.add_argument("--timeout", type=float, default=120.0, help="per pipeline run [s]")
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
@@ -95,6 +103,14 @@ def main(argv=None) -> int:
     print(f"DDS: loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), ROS_DOMAIN_ID={domain}\n")
 
     rows = []  # (what, passed, total, pngs)
+    if not args.no_identify:
+        d = out / "identify_and_render"
+        checks = identify_and_render.run(d, env, args.sync, args.timeout + 60.0)
+        identify_and_render.report(checks)
+        rows.append(("identify brass, then render it", sum(ok for _, ok, _ in checks),
+                     max(len(checks), 1),
+                     sorted((d / "identification").glob("*.png"))
+                     + [d / "identification" / "estimates.md", d / "display" / "timeseries.png"]))
     for mode in args.modes:
         _, checks = run_mode(mode, out, env, args.sync, args.timeout)
         d = out / f"haptic_{mode}"

@@ -101,10 +101,12 @@ def launch_command(args: Mapping[str, Any], launch_file: str = "haptic_render.la
 def physics_checks(summary: Mapping[str, Any], *, mode: str, F: float = 4.0,
                    below: float = HOLD_BELOW, above: float = HOLD_ABOVE,
                    kinetic_rel_tol: float = 0.01, min_stuck_time: float = 9.4,
-                   max_release_sign_changes: int | None = None
+                   max_release_sign_changes: int | None = None, law=None
                    ) -> list[tuple[str, bool, str]]:
     """The checks of a push-below / push-above / release run (the launch file's default hand
-    script) against a Coulomb law of level ``F``: (name, passed, measured values).
+    script) against a Coulomb law of level ``F``, or against ``law`` (a ``fric_core.laws`` law,
+    e.g. an identified ``AsymmetricFriction``: static level ``Φ(+0)`` of ``static_bounds()``,
+    kinetic level ``|Φ(v)|`` at the hold's median sliding velocity): (name, passed, measured).
 
     * the first hold (hand ``below`` N) is stuck and the position stays within one encoder count
       for at least ``min_stuck_time`` s (after the presliding spring settles);
@@ -116,7 +118,8 @@ def physics_checks(summary: Mapping[str, Any], *, mode: str, F: float = 4.0,
     """
     if max_release_sign_changes is None:
         max_release_sign_changes = 1 if mode == "impedance" else 0
-    breakaway = F + (CARRIAGE_STATIC_FORWARD if mode == "impedance" else 0.0)
+    static = F if law is None else float(law.static_bounds()[1])
+    breakaway = static + (CARRIAGE_STATIC_FORWARD if mode == "impedance" else 0.0)
     out: list[tuple[str, bool, str]] = []
     holds = summary.get("holds", [])
     out.append(("recorded a run with two hand holds", len(holds) == 2 and summary["states"] > 0,
@@ -134,12 +137,18 @@ def physics_checks(summary: Mapping[str, Any], *, mode: str, F: float = 4.0,
                 and stuck_time >= min_stuck_time,
                 f"{h0['settled_range_counts']} counts over {stuck_time:.2f} s"))
     kin = h1.get("kinetic_force")
+    if law is None:
+        expected, what = F, f"F = {F:g} N"
+    else:
+        vk = h1.get("kinetic_velocity", float("nan"))
+        expected = abs(float(law.phi(vk))) if vk == vk else float("nan")
+        what = f"the law's {expected:.4f} N at the sliding velocity {vk:.4f} m/s"
     out.append((f"hand {h1['hand_force']:.2f} N > breakaway {breakaway:.2f} N: slides",
                 h1["state"] == "sliding" and h1["hand_force"] > breakaway,
                 f"max |v| {h1['max_abs_velocity']:.3f} m/s, "
                 f"moved {h1['displacement'] * 1e3:.2f} mm"))
-    out.append((f"rendered kinetic force = F = {F:g} N",
-                kin is not None and abs(kin - F) <= kinetic_rel_tol * F,
+    out.append((f"rendered kinetic force = {what}",
+                kin is not None and abs(kin - expected) <= kinetic_rel_tol * expected,
                 f"{kin:.4f} N" if kin is not None else "no sliding samples"))
     rel = summary.get("release") or {}
     ok = (rel.get("stopped", False)

@@ -23,7 +23,8 @@ reports
 * for stuck holds: max |v| over the hold and the position range (in encoder counts) after
   ``settle`` s (the presliding spring settling), plus the displacement since the hold started;
 * for sliding holds: the rendered friction force while sliding (median of its magnitude over the
-  samples with |v| >= ``v_slide``): the kinetic level;
+  samples with |v| >= ``v_slide``): the kinetic level, and the median velocity of those samples
+  (``kinetic_velocity``: a velocity-dependent law is checked there);
 * after the hand lets go (the end of the last sliding hold, or of the last hold): the velocity
   sign changes, when the velocity became (exactly) zero, and the position range from then on.
 
@@ -307,6 +308,7 @@ def analyze(data: RunData, **options) -> dict:
             if m.any():
                 mags = np.abs(r[m])
                 h["kinetic_force"] = float(np.median(mags))
+                h["kinetic_velocity"] = float(np.median(v[seg][m]))  # signed, same samples
                 h["kinetic_force_iqr"] = [float(np.percentile(mags, 25)),
                                           float(np.percentile(mags, 75))]
                 h["kinetic_samples"] = int(m.sum())
