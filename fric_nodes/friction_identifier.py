@@ -94,7 +94,7 @@ from ._node_util import (Housekeeping, declare_params, run_node, sleep_ok, statu
 __all__ = ["FrictionIdentifier", "main"]
 
 # hot-path phases of a run
-IDLE, PREPARE, MOVE, EXCITE, SETTLE, END = range(6)
+PREPARE, MOVE, EXCITE, SETTLE, END = range(5)
 _STEADY_STATES = 200  # hold until this many consecutive states were answered (none missed)
 _STEADY_MAX_NS = 5_000_000_000  # ... or this long at most [ns]
 _MOVE_HOLD_NS = 200_000_000  # hold at the excitation centre after a move [ns]
