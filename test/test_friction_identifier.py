@@ -191,6 +191,28 @@ def test_run_aborts_to_rest_on_a_jam_and_on_leaving_the_travel(make):
     assert node.get_parameter("result.success").value is False
 
 
+def test_run_moves_gently_to_a_given_centre_and_reports_a_bad_fit(make):
+    """centre 5 mm away: after the steady hold the setpoint ramps there at move_speed (10 mm/s:
+    1e-5 m per 1 ms state), holds, then runs the whole excitation around it and settles; a
+    stage that reports no velocity and no force cannot be identified: the fit's ValueError
+    text is the result, and the stage was left at rest (one zero effort after the settle)."""
+    node = make(warmup=1.0, cycles=1.0, center=0.005, output_dir="")
+    ok, text, sps, effs = _drive(node, lambda k, sp: sp)
+    assert not ok and text.startswith("failed: fit (eiv) of 500 samples: stuck the whole "
+                                      "time"), text
+    assert effs == [0.0]
+    sp = np.array(sps)
+    i0 = int(np.flatnonzero(sp)[0])  # the move starts after the 200 steady states
+    i1 = int(np.flatnonzero(sp == 0.005)[0])  # ... and reaches the centre
+    assert 200 <= i0 <= 202 and i1 - i0 == pytest.approx(500, abs=2)  # 5 mm at 10 mm/s
+    assert np.all(np.diff(sp[i0 - 1:i1 + 1]) > 0.0)
+    assert np.max(np.diff(sp[i0 - 1:i1 + 1])) <= 1e-5 * (1 + 1e-9)
+    assert np.all(sp[i1:i1 + 195] == 0.005)  # 0.2 s hold
+    excite = sp[i1 + 200:]
+    assert excite.max() == pytest.approx(0.015, abs=2e-4)  # 0.005 + 0.01
+    assert excite.min() == pytest.approx(-0.005, abs=2e-4)
+
+
 # ------------------------------------------------------------------ real processes over DDS
 class _Probe:
     """A node in the test's own context: Trigger calls, parameter reads and writes, and the

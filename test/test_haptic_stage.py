@@ -691,3 +691,40 @@ def test_hand_start_first_command_needs_the_sim_backend():
     with pytest.raises(ValueError, match="^hand_start"):
         validate(dict(values, backend="serial", hand_start="first_command"))
     validate(dict(values, hand_start="first_command"))
+
+
+def test_serial_backend_publishes_the_device_accelerometer(world, tmp_path):
+    """Serial: the state frames' accelerometer goes out on accelerometer with the frame's
+    stamp; its noise is unknown to the node (covariance 0). A frictionless, noise-free 0.692 kg
+    carriage pushed with 0.05 N reads F/m = 0.0723 m/s^2 (float32 on the wire: 1e-6 relative)
+    once the push is applied, 0 before."""
+    from sensor_msgs.msg import Imu
+
+    link = tmp_path / "stage"
+    F, m = 0.05, 0.692
+    world.make(backend="serial", port=str(link), rate=100.0, reconnect_period=0.05,
+               command_timeout=1.0)
+    peer = world.peer("stage_test_serial_accel")
+    imus = []
+    ns = peer.stage.rpartition("/")[0]
+    peer.node.create_subscription(Imu, f"{ns}/{names.ACCELEROMETER}", imus.append, RELIABLE)
+    ex = world.executor
+    emu = StageEmulator(rate_hz=100.0, command_timeout=1.0, link=str(link), seed=1,
+                        carriage_friction=None, force_noise=0.0, accel_noise=0.0,
+                        carriage_mass=m).start()
+    try:
+        assert spin_until(ex, lambda: len(imus) > 5, timeout=5.0)
+        end = time.monotonic() + 0.4
+        while time.monotonic() < end:
+            peer.send(F)
+            spin_for(ex, 0.02)
+    finally:
+        emu.stop()
+    spin_for(ex, 0.05)
+    acc = np.array([i.linear_acceleration.x for i in imus])
+    pushed = acc != 0.0
+    assert pushed.sum() > 10 and np.all(acc[pushed] == pytest.approx(F / m, rel=1e-6))
+    assert not pushed[0]  # at rest before the first command
+    assert all(i.linear_acceleration_covariance[0] == 0.0 for i in imus)
+    stamps = {s[0] for s in peer.states}
+    assert {i.header.stamp.sec * 1_000_000_000 + i.header.stamp.nanosec for i in imus} <= stamps
