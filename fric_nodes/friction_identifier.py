@@ -521,8 +521,8 @@ class FrictionIdentifier(Node):
                                            namespace=self.get_namespace(),
                                            context=self.context, use_global_arguments=False,
                                            start_parameter_services=False)
-        helper.create_service(Trigger, f"{self.get_fully_qualified_name()}/identify",
-                              self._on_identify)
+        service = f"{self.get_fully_qualified_name()}/{names.IDENTIFY.removeprefix('~/')}"
+        helper.create_service(Trigger, service, self._on_identify)
         executor = SingleThreadedExecutor(context=self.context)
         executor.add_node(helper)
 

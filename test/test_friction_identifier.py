@@ -10,6 +10,7 @@
     then handed over) + friction_identifier (push_to_renderer): the Trigger call identifies the
     block, compared with the ground truth of ``fric_core.stage.SAMPLES``, and the renderer ends
     up with the identified law and ``output_enabled`` true, silent during the run;
+  - namespace ``/b``: an identifier without a stage: refused;
   - namespace ``/c``: a stage whose travel (±6 mm) is narrower than the identifier believes
     (±16 mm): an excitation beyond the identifier's own travel is refused naming ``amplitude``;
     one within it hits the stage's end stop and is aborted, the stage commanded to rest.
@@ -316,6 +317,7 @@ def system(tmp_path_factory):
                                                          x_max=0.006), env, log),
         _node("friction_identifier", "c", dict(
             EXCITE, amplitude=0.012, output_dir="''"), env, log),
+        _node("friction_identifier", "b", dict(stage_timeout=1.0), env, log),  # no stage
     ]
     probe = _Probe(domain)
     yield probe, tmp
@@ -403,6 +405,18 @@ def test_identifies_brass_through_ros_and_hands_the_law_to_the_renderer(system):
     for name in ("friction_renderer.yaml", "estimates.md", "force_velocity.png",
                  "mass_adjusted.png", "force_time.png"):
         assert (out / name).stat().st_size > 0, name
+
+
+def test_refused_when_no_stage_runs(system):
+    probe, _ = system
+    t0 = time.monotonic()
+    ok, text = probe.identify("/b/friction_identifier")
+    assert not ok and text.startswith("refused: no valid joint_states for joint 'stage_joint' "
+                                      "on /b/joint_states within stage_timeout = 1 s"), text
+    assert time.monotonic() - t0 < 10.0
+    r = probe.get("/b/friction_identifier", "result.success", "result.summary", "result.m")
+    assert r["result.success"] is False and r["result.summary"] == text
+    assert math.isnan(r["result.m"])
 
 
 def test_excitation_beyond_the_travel_refused_and_end_stop_hit_aborted_to_rest(system):
