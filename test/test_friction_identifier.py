@@ -217,7 +217,8 @@ def test_run_moves_gently_to_a_given_centre_and_reports_a_bad_fit(make):
 # ------------------------------------------------------------------ real processes over DDS
 class _Probe:
     """A node in the test's own context: Trigger calls, parameter reads and writes, and the
-    commands of one namespace in arrival order."""
+    commands of each namespace as (DDS source timestamp, topic, value): the publishers' clock
+    orders the two command topics (arrival order across topics depends on the executor)."""
 
     def __init__(self, domain: int, namespaces=("a", "c")):
         from rclpy.context import Context
@@ -230,14 +231,21 @@ class _Probe:
         self.node = rclpy.create_node("identifier_test_probe", context=self.ctx)
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
-        self.commands = {ns: [] for ns in namespaces}  # (topic, value)
+        self._commands = {ns: [] for ns in namespaces}
         reliable = QoSProfile(depth=20000, reliability=ReliabilityPolicy.RELIABLE)
         for ns in namespaces:
             for topic in ("effort", "position"):
                 self.node.create_subscription(
                     Float64MultiArray, f"/{ns}/{topic}_controller/commands",
-                    lambda m, ns=ns, topic=topic: self.commands[ns].append((topic, m.data[0])),
-                    reliable)
+                    lambda m, info, ns=ns, topic=topic: self._commands[ns].append(
+                        (info["source_timestamp"], topic, m.data[0])), reliable)
+
+    def commands(self, ns):
+        """The commands of ``ns`` as (topic, value), in the order they were published."""
+        return [(t, v) for _, t, v in sorted(self._commands[ns])]
+
+    def n_commands(self, ns):
+        return len(self._commands[ns])
 
     def spin_until(self, cond, timeout):
         end = time.monotonic() + timeout
@@ -338,10 +346,9 @@ def system(tmp_path_factory):
 
 def test_identifies_brass_through_ros_and_hands_the_law_to_the_renderer(system):
     probe, tmp = system
-    cmds = probe.commands["a"]
     # before the run the renderer renders on the probe stage (lockstep: it steps the stage)
-    assert probe.spin_until(lambda: len(cmds) >= 50, 30.0), cmds
-    assert all(t == "effort" for t, _ in cmds)
+    assert probe.spin_until(lambda: probe.n_commands("a") >= 50, 30.0)
+    assert all(t == "effort" for t, _ in probe.commands("a"))
     ok, text = probe.identify("/a/friction_identifier")
     print("\n" + text)
     assert ok, text
@@ -377,21 +384,20 @@ def test_identifies_brass_through_ros_and_hands_the_law_to_the_renderer(system):
     # hand-over: the renderer commanded the stage before the run and after it, never during it
 
     def rendering_again():  # 20 effort commands after the last setpoint
-        tail = [t for t, _ in cmds[-20:]]
-        return len(tail) == 20 and "position" in (t for t, _ in cmds) and \
-            all(t == "effort" for t in tail)
+        tail = [t for t, _ in probe.commands("a")[-20:]]
+        return len(tail) == 20 and all(t == "effort" for t in tail)
 
-    assert probe.spin_until(rendering_again, 10.0), cmds[-5:]
+    assert probe.spin_until(rendering_again, 10.0), probe.commands("a")[-5:]
+    cmds = probe.commands("a")
     pos = [i for i, (t, _) in enumerate(cmds) if t == "position"]
     first, last = pos[0], pos[-1]
     assert first > 0 and cmds[first - 1][0] == "effort"  # the renderer, before the run
     assert len(pos) >= 3000  # warm-up 2 s + 2 cycles at 1 kHz, one command per state
-    # nothing but the identifier's setpoints in between (cross-topic arrival order can shift
-    # by a message or two at the ends)
-    between = [c for c in cmds[first + 2:last - 2] if c[0] == "effort"]
-    assert between == [], between[:5]
-    rest = next(i for i in range(last - 2, len(cmds)) if cmds[i] == ("effort", 0.0))
-    assert all(t == "effort" for t, _ in cmds[rest:])  # then the renderer again
+    # nothing but the identifier's setpoints in between, then its one zero effort (rest), then
+    # the renderer again
+    assert all(t == "position" for t, _ in cmds[first:last + 1])
+    assert cmds[last + 1] == ("effort", 0.0)
+    assert all(t == "effort" for t, _ in cmds[last + 1:])
     # quiet: the lockstep stage and the renderer would ping-pong for the rest of the module
     assert probe.set("/a/friction_renderer", output_enabled=False) == [(True, "")]
     # the files
@@ -426,7 +432,7 @@ def test_excitation_beyond_the_travel_refused_and_end_stop_hit_aborted_to_rest(s
     assert probe.set(node, amplitude=0.02) == [(True, "")]
     ok, text = probe.identify(node)
     assert not ok and text.startswith("refused: amplitude: the stroke"), text
-    assert probe.commands["c"] == []  # nothing was commanded
+    assert probe.commands("c") == []  # nothing was commanded
     # +-12 mm fit the identifier's +-15 mm but not the stage's +-6 mm: the carriage hits the
     # end stop during the warm-up (the amplitude ramps up over 0.5 s), the stage's diagnostics
     # report it, the run is aborted
@@ -436,11 +442,11 @@ def test_excitation_beyond_the_travel_refused_and_end_stop_hit_aborted_to_rest(s
     assert not ok and text.startswith("aborted (warm-up): "), text
     assert re.search(r"the stage reports .*(end stop|end-stop cycles)", text), text
     assert "the stage was commanded to rest (zero effort)" in text
-    cmds = probe.commands["c"]
-    assert probe.spin_until(lambda: cmds and cmds[-1] == ("effort", 0.0), 5.0), cmds[-3:]
-    n = len(cmds)
+    assert probe.spin_until(lambda: probe.commands("c")[-1:] == [("effort", 0.0)], 5.0)
+    n = probe.n_commands("c")
     probe.spin_until(lambda: False, 0.5)
-    assert len(cmds) == n  # and nothing after it: the stage rests on its friction
+    assert probe.n_commands("c") == n  # and nothing after it: the stage rests on its friction
+    cmds = probe.commands("c")
     assert all(t == "position" for t, _ in cmds[:-1])
     assert max(abs(v) for _, v in cmds[:-1]) <= 0.012 + 1e-9
     level = probe.get(node, "result.success", "result.summary")
@@ -487,10 +493,10 @@ def test_identify_and_render_launch_hands_the_identified_law_to_the_display(tmp_
     domain = pipeline.free_domain_id(exclude={own})
     env = pipeline.loopback_env(domain)
     probe = _Probe(domain, namespaces=("display",))
-    hands = []  # (index in the display command stream when it arrived, force)
+    hands = []  # (DDS source timestamp, force)
     probe.node.create_subscription(
         Float64, "/display/haptic_stage/hand_force",
-        lambda m: hands.append((len(probe.commands["display"]), m.data)), 1000)
+        lambda m, info: hands.append((info["source_timestamp"], m.data)), 1000)
     cmd = pipeline.launch_command({"warmup": "2.0", "cycles": "2.0", "record": "false",
                                    "out_dir": str(tmp_path)},
                                   launch_file="identify_and_render.launch.xml")
@@ -499,9 +505,9 @@ def test_identify_and_render_launch_hands_the_identified_law_to_the_display(tmp_
                             start_new_session=True)
     law = None
     try:
-        cmds = probe.commands["display"]
-        assert probe.spin_until(lambda: cmds or proc.poll() is not None, 90.0)
-        assert cmds, (tmp_path / "launch.log").read_text()[-3000:]
+        assert probe.spin_until(lambda: probe.n_commands("display") or proc.poll() is not None,
+                                90.0)
+        assert probe.n_commands("display"), (tmp_path / "launch.log").read_text()[-3000:]
         law = probe.get("/display/friction_renderer", "stage_joint.law", "stage_joint.Cp",
                         "stage_joint.Cn", "output_enabled")
         names = ("result.Cp", "result.Cp_std", "result.Cn", "result.m", "result.m_std",
@@ -532,8 +538,11 @@ def test_identify_and_render_launch_hands_the_identified_law_to_the_display(tmp_
     # is less calibrated than in lockstep; still within 6 std of the truth
     assert abs(result["result.m"] - BRASS.mass) <= 6 * result["result.m_std"], result
     assert abs(result["result.Cp"] - BRASS.law.Cp) <= 6 * result["result.Cp_std"], result
-    # the operator pushed only once the renderer commanded the display stage
-    pushing = [i for i, f in hands if f != 0.0]
-    assert pushing and min(pushing) > 0, hands[:5]
+    # the operator pushed only after the renderer's first command to the display stage (DDS
+    # source timestamps: the stage's and the renderer's clocks are this machine's)
+    first_command = min(ts for ts, _, _ in probe._commands["display"])
+    pushing = [ts for ts, f in hands if f != 0.0]
+    assert pushing and min(pushing) > first_command, hands[:5]
+    assert all(f == 0.0 for ts, f in hands if ts < first_command)
     assert "the operator hand script starts" in text
     assert (tmp_path / "identification" / "friction_renderer.yaml").is_file()
