@@ -276,7 +276,7 @@ class GearedArm:
                 return a.reshape(1)
             raise ValueError(f"{name}: expected shape ({self.n},) (joints "
                              f"{list(self.joint_names)}), got {a.shape}")
-        if not np.all(np.isfinite(a)):
+        if not np.isfinite(a).all():
             i = int(np.flatnonzero(~np.isfinite(a))[0])
             raise ValueError(f"{name}: must be finite (joint {self.joint_names[i]} is {a[i]!r})")
         return a
@@ -288,7 +288,7 @@ class GearedArm:
             Minv = np.linalg.inv(Mhat)
         except np.linalg.LinAlgError:
             Minv = None
-        if Minv is None or not np.all(np.isfinite(Minv)) or np.any(Minv.flat[self._diag] <= 0.0):
+        if Minv is None or not np.isfinite(Minv).all() or (Minv.flat[self._diag] <= 0.0).any():
             raise ValueError(f"m: the inertia [m] + M(q) is singular at q = {self._q.tolist()} "
                              "(massless links with zero rotor inertia?); give every joint a rotor "
                              "inertia m > 0 or check the link inertias")
@@ -305,7 +305,7 @@ class GearedArm:
             raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
         if wrench is not None:
             wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
+            if wrench.shape != (6,) or not np.isfinite(wrench).all():
                 raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
                                  f"{wrench!r}")
         if tau_load is not None:

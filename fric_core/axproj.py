@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .transmission import IllPosedWarning
+from .transmission import _TIE, IllPosedWarning
 
 __all__ = ["axproj", "axproj_result", "axproj_diagonal", "axproj_projection", "axproj_residual",
            "lambda_fixed_point", "friction_phi_n", "sigma_max", "AxprojResult", "AxprojSolver",
@@ -138,7 +138,7 @@ def lambda_fixed_point(phi: np.ndarray, P: np.ndarray, s: np.ndarray | None = No
         step = float(np.max(np.abs(new - lam)))
         lam = new
         big = float(np.max(np.abs(lam)))
-        if not math.isfinite(big):
+        if not big < 1e200:  # diverging (or NaN): stop before overflowing
             break
         if step <= tol * (base + big) or big == 0.0:
             return lam, k
@@ -157,11 +157,13 @@ def _phi_bounds(phi: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Per joint (Φ(−1), Φ(1)) of (34) with λ_s (35): ±inf where (31) is empty (|ρ| ≥ 1)."""
     a = np.abs(phi)
     sr = np.where(phi >= 0.0, rho, -rho)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hi = np.where(sr < 1.0, a / (1.0 - sr), np.inf)
-        lo = np.where(sr > -1.0, -a / (1.0 + sr), -np.inf)
-    hi = np.where(a == 0.0, 0.0, hi)
-    lo = np.where(a == 0.0, 0.0, lo)
+    up, down = sr < 1.0, sr > -1.0
+    hi = np.where(up, a / np.where(up, 1.0 - sr, 1.0), np.inf)
+    lo = np.where(down, -a / np.where(down, 1.0 + sr, 1.0), -np.inf)
+    zero = a == 0.0
+    if zero.any():
+        hi = np.where(zero, 0.0, hi)
+        lo = np.where(zero, 0.0, lo)
     return lo, hi
 
 
@@ -169,11 +171,13 @@ def axproj_diagonal(v: np.ndarray, a: np.ndarray, phi: np.ndarray, p: np.ndarray
     """Eq. (70): ``y_i = proj(a_i Φ(B, ϕ_i, p_i), v_i)`` for diagonal A = [a], P = [p].
 
     Uses λ_s (35) where |p_i| ≥ 1, so a joint with an infinite bound stops (y_i = v_i). For
-    stuck joints y_i is v_i exactly.
+    stuck joints y_i is v_i exactly (ties within 8 ulp of a bound stick, as in
+    :meth:`fric_core.transmission.Transmission.step`).
     """
     lo, hi = _phi_bounds(phi, p)
-    with np.errstate(invalid="ignore"):
-        return np.clip(v, a * lo, a * hi)
+    lo, hi = a * lo, a * hi
+    tie = _TIE * np.abs(v)  # the tie band of the 1-DOF algorithm (44): marginal states stick
+    return np.where((v >= lo - tie) & (v <= hi + tie), v, np.minimum(np.maximum(v, lo), hi))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -237,8 +241,8 @@ class AxprojSolver:
         w = v - A @ f
         b = np.abs(lam)
         z = f + r * w
-        G = f - np.clip(z, -b, b)
-        return lam, w, z, b, float(np.max(np.abs(G) * a_diag))
+        G = f - np.minimum(np.maximum(z, -b), b)
+        return lam, w, z, b, float((np.abs(G) * a_diag).max())
 
     def _initial(self, v, A, phi, P, a_diag):
         if self.warm:
@@ -254,7 +258,7 @@ class AxprojSolver:
         r = 1.0 / a_diag
         f = self._initial(v, A, phi, P, a_diag)
         lam, w, z, b, res = self._evaluate(f, v, A, phi, P, r, a_diag)
-        scale = max(float(np.max(np.abs(v))), float(np.max(a_diag * b)), 1e-300)
+        scale = max(float(np.abs(v).max()), float((a_diag * b).max()), 1e-300)
         tol = self.tol * scale
         eye = self._eye
         method = "newton"
@@ -275,7 +279,7 @@ class AxprojSolver:
                 f_new = np.linalg.solve(K, rhs)
             except np.linalg.LinAlgError:
                 break
-            if not np.all(np.isfinite(f_new)):
+            if not np.isfinite(f_new).all():
                 break
             out = self._evaluate(f_new, v, A, phi, P, r, a_diag)
             if damped and out[4] > (1.0 - 1e-4) * res and out[4] > tol:
@@ -323,13 +327,11 @@ class AxprojSolver:
     def _finish(self, f, lam, w, v, A, a_diag, it, converged, res, method):
         # joints whose velocity is zero up to round-off are stuck: make it exact (v − y = 0)
         b = np.abs(lam)
-        vel_tol = max(res, self.tol * max(float(np.max(np.abs(v))), 1e-300)) * 10.0
+        vel_tol = max(res, self.tol * max(float(np.abs(v).max()), 1e-300)) * 10.0
         stuck = (np.abs(w) <= vel_tol) & (np.abs(f) <= b * (1.0 + 1e-9) + 1e-300)
         y = A @ f
         y = np.where(stuck, v, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.where(b > 0.0, f / b, np.sign(w))
-        s = np.clip(s, -1.0, 1.0)
+        s = np.clip(np.divide(f, b, out=np.sign(w), where=b > 0.0), -1.0, 1.0)
         self.f[:] = f
         self.warm = True
         return AxprojResult(y, f, lam, s, stuck, it, bool(converged), float(res), method)
@@ -350,8 +352,8 @@ def axproj_result(v, A, phi, P, *, tol: float = 1e-12, max_iter: int = 30,
         stuck = y == v
         f = np.where(stuck, v / a, y / a)
         lam = phi + p * f
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.clip(np.where(np.abs(lam) > 0, f / np.abs(lam), 0.0), -1.0, 1.0)
+        b = np.abs(lam)
+        s = np.clip(np.divide(f, b, out=np.zeros(n), where=b > 0.0), -1.0, 1.0)
         return AxprojResult(y, f, lam, s, stuck, 0, True, 0.0, "diagonal")
     smax = sigma_max(P)
     if smax >= 1.0 and on_ill_posed != "ignore":

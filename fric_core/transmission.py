@@ -45,6 +45,12 @@ __all__ = ["Transmission", "TransmissionState", "IllPosedWarning", "efficiencies
            "rho_hat"]
 
 
+#: Relative width of the tie band of the static test (45): a velocity v* within 8 ulp of a
+#: bound of the static interval counts as stuck, so marginal states (e.g. γ_v = 1 exactly, where
+#: the friction equals the load in exact arithmetic) stick instead of creeping at ~1e-16 |v*|.
+_TIE = 8.0 * 2.0 ** -52
+
+
 class IllPosedWarning(UserWarning):
     """The transmission dynamics are ill-posed (|ρ̂| ≥ 1, eq. 29; or σ_max(P) ≥ 1, eq. 57)."""
 
@@ -309,7 +315,9 @@ class Transmission:
         c = h / mass
         hi = c * a / (1.0 - sr) if sr < 1.0 else math.inf  # h Φ(1)/(m+M), λ_s (35)
         lo = -c * a / (1.0 + sr) if sr > -1.0 else -math.inf  # h Φ(−1)/(m+M)
-        if lo <= v_star <= hi:  # (45): static friction, v exactly 0
+        tie = _TIE * abs(v_star)  # a state on the boundary of (45) within round-off sticks
+        stuck = lo - tie <= v_star <= hi + tie
+        if stuck:  # (45): static friction, v exactly 0
             v, friction = 0.0, v_star / c
         elif v_star > hi:
             v, friction = v_star - hi, a / (1.0 - sr)
@@ -317,7 +325,7 @@ class Transmission:
             v, friction = v_star - lo, -a / (1.0 + sr)
         lam = phi + rho * friction  # (28b) with s|λ| = friction
         self._v = v
-        self._state = TransmissionState(v, v_star, phi, friction, lam, lo <= v_star <= hi)
+        self._state = TransmissionState(v, v_star, phi, friction, lam, stuck)
         return v
 
     def __repr__(self) -> str:
