@@ -214,6 +214,23 @@ def test_run_moves_gently_to_a_given_centre_and_reports_a_bad_fit(make):
     assert excite.min() == pytest.approx(-0.005, abs=2e-4)
 
 
+def test_main_exit_status_after_the_start_up_run_and_on_bad_parameters():
+    """identify_on_start + exit_when_done: the process ends after its run, status 1 when it
+    failed (no stage here: refused); bad parameters: status 1 naming the field."""
+    own = int(os.environ.get("ROS_DOMAIN_ID", "0"))
+    env = pipeline.loopback_env(pipeline.free_domain_id(exclude={own}, wait=0.5))
+    r = subprocess.run([PY, "-m", "fric_nodes.friction_identifier", "--ros-args", "-p",
+                        "identify_on_start:=true", "-p", "exit_when_done:=true", "-p",
+                        "stage_timeout:=0.5", "-p", "output_dir:=''"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "run 1: refused: no valid joint_states" in r.stdout + r.stderr
+    r = subprocess.run([PY, "-m", "fric_nodes.friction_identifier", "--ros-args", "-p",
+                        "travel_margin:=0.5"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1 and "bad parameters: travel_margin" in r.stderr, r.stderr
+
+
 # ------------------------------------------------------------------ real processes over DDS
 class _Probe:
     """A node in the test's own context: Trigger calls, parameter reads and writes, and the
