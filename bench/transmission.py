@@ -4,7 +4,8 @@ Prints, measured in one run:
 * µs per ``GearedArm.step`` (Pinocchio dynamics M_h, h, J + P, ϕ, v* + axproj (67)) for the
   planar 2-link arm of Sec. 6.2 (pushing the moving wall of Fig. 11, γ_v = [1.1, 1.1]) and for a
   7-DOF arm (``urdf/arm7.urdf``, gravity on, a self-locking wrist, PD commands that alternate 1 s
-  of sinusoidal motion with 1 s of holding, and an end-effector contact wrench): median and 99th percentile, and the real-time factor at 1 kHz;
+  of sinusoidal motion with 1 s of holding, and an end-effector contact wrench): median and
+  99th percentile, and the real-time factor at 1 kHz;
 * axproj iterations on states recorded from the 7-DOF run, solved cold (no warm start) by the
   semismooth Newton solver and by the paper's projection iteration at equal accuracy (both until
   the velocity residual of (67) is below 1e-9 of the problem's velocity scale); also the

@@ -325,10 +325,11 @@ class AxprojSolver:
         return f, self.sweeps, res
 
     def _finish(self, f, lam, w, v, A, a_diag, it, converged, res, method):
-        # joints whose velocity is zero up to round-off are stuck: make it exact (v − y = 0)
+        # joints whose velocity is zero up to round-off (10 × the solver tolerance relative to the
+        # largest |v_i|) are stuck: make it exact (v − y = 0), so a held joint does not creep
         b = np.abs(lam)
         vel_tol = max(res, self.tol * max(float(np.abs(v).max()), 1e-300)) * 10.0
-        stuck = (np.abs(w) <= vel_tol) & (np.abs(f) <= b * (1.0 + 1e-9) + 1e-300)
+        stuck = np.abs(w) <= vel_tol
         y = A @ f
         y = np.where(stuck, v, y)
         s = np.clip(np.divide(f, b, out=np.sign(w), where=b > 0.0), -1.0, 1.0)
