@@ -8,6 +8,13 @@ Modules:
     design        parameter design conditions (15), (48), (63)
     stage         simulated 1-DOF haptic stage of paper 003 (apparatus, samples, operator hand)
     identification  asymmetric Karnopp fit of paper 003: OLS (5) and errors-in-variables (6)
+    transmission  gear transmissions with asymmetric load-dependent friction (paper 004): the DAI
+                  (14), efficiencies (26)/(27), drivability, the 1-DOF algorithm (44)
+    gear_geometry γ_u, γ_v of leadscrews, worm gears and spur gears (paper 004, Sec. 3.2–3.4)
+    axproj        the axis-aligned projection (67) of the multi-DOF algorithm: semismooth Newton,
+                  the diagonal case (70), the paper's projection iteration as reference
+    arm           arms with a transmission at every joint: algorithm (69) (GearedArm)
+    arm_dynamics  M(q), h(q, q̇), J(q) from a URDF with Pinocchio (the only module importing it)
     identification_io      recorded runs (CSV, rosbag2) in; renderer parameters/YAML out
     identification_report  paper 003's figures and the estimates table of a run
 """

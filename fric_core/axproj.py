@@ -348,6 +348,13 @@ def axproj_result(v, A, phi, P, *, tol: float = 1e-12, max_iter: int = 30,
     n = v.size
     if _is_diagonal(A) and _is_diagonal(P):
         a, p = np.diagonal(A), np.diagonal(P)
+        if on_ill_posed != "ignore" and np.any(np.abs(p) >= 1.0):
+            i = int(np.flatnonzero(np.abs(p) >= 1.0)[0])
+            msg = (f"P: |P[{i}, {i}]| = {abs(p[i]):.6g} >= 1 (ill-posed, eq. 57); that joint uses "
+                   "lambda_s (35): it stops where (31) has no solution")
+            if on_ill_posed == "raise":
+                raise IllPosedError(msg)
+            warnings.warn(msg, IllPosedWarning, stacklevel=3)
         y = axproj_diagonal(v, a, phi, p)
         lo, hi = _phi_bounds(phi, p)
         stuck = y == v
