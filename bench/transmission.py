@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fric_core.arm import GearedArm  # noqa: E402
 from fric_core.arm_dynamics import UrdfDynamics  # noqa: E402
-from fric_core.axproj import AxprojSolver, axproj_projection  # noqa: E402
+from fric_core.axproj import AxprojSolver, axproj_projection, axproj_residual  # noqa: E402
 
 H = 1e-3
 ARM7 = dict(gamma_u=0.1, gamma_v=[0.3, 0.3, 0.5, 0.5, 0.7, 1.1, 1.1],
@@ -104,7 +104,7 @@ def _problem(arm: GearedArm, dyn: UrdfDynamics, tau_u, wrench):
 
 
 def iteration_comparison(problems, max_iter: int):
-    newton, proj, capped, t_newton, t_proj = [], [], 0, [], []
+    newton, proj, capped, t_newton, t_proj, res = [], [], 0, [], [], []
     for v, A, phi, P in problems:
         solver = AxprojSolver(v.size, tol=ACCURACY)
         t0 = time.perf_counter()
@@ -116,8 +116,11 @@ def iteration_comparison(problems, max_iter: int):
         newton.append(max(r.iterations, 1))
         proj.append(ref.iterations)
         capped += not ref.converged
+        scale = max(float(np.max(np.abs(v))), 1e-300)
+        res.append((axproj_residual(r.y, v, A, phi, P) / scale,
+                    axproj_residual(ref.y, v, A, phi, P) / scale))
     return (np.asarray(newton), np.asarray(proj), capped, float(np.median(t_newton)) * 1e6,
-            float(np.median(t_proj)) * 1e6)
+            float(np.median(t_proj)) * 1e6, np.asarray(res))
 
 
 def main(argv=None) -> int:
@@ -141,15 +144,15 @@ def main(argv=None) -> int:
     print(f"  target: 7-DOF step <= {TARGET_STEP_US:g} us median: {med7:.1f} us "
           f"[{'PASS' if med7 <= TARGET_STEP_US else 'FAIL'}]")
     cap = 3000 if args.quick else 100000
-    newton, proj, capped, tn, tp = iteration_comparison(problems, cap)
+    newton, proj, capped, tn, tp, res = iteration_comparison(problems, cap)
     ratio = float(np.median(proj)) / float(np.median(newton))
     print(f"\naxproj on {len(problems)} recorded 7-DOF states, cold start, velocity residual of "
           f"(67) <= {ACCURACY:g} x scale:")
     print(f"  semismooth Newton : iterations median {np.median(newton):.0f}, max {newton.max()}; "
-          f"median {tn:.0f} us per solve")
+          f"median {tn:.0f} us per solve; residual/|v*| max {res[:, 0].max():.1e}")
     print(f"  projection (paper): iterations median {np.median(proj):.0f}, max {proj.max()}"
           f"{f' ({capped} stopped at the cap {cap})' if capped else ''}; median {tp:.0f} us "
-          "per solve")
+          f"per solve; residual/|v*| max {res[:, 1].max():.1e}")
     print(f"  target: >= {TARGET_ITER_RATIO:g}x fewer iterations than the projection iteration: "
           f"{ratio:.0f}x [{'PASS' if ratio >= TARGET_ITER_RATIO else 'FAIL'}]")
     return 0

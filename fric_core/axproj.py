@@ -59,7 +59,9 @@ class AxprojResult(NamedTuple):
     stuck: np.ndarray  #: joints with (v − y)_i exactly 0 (static friction)
     iterations: int  #: Newton solves / projection steps
     converged: bool
-    residual: float  #: :func:`axproj_residual`-type measure [velocity units]
+    #: velocity-unit residual: Newton's natural-map residual max_i A_ii |G_i(f)|, the projection
+    #: iteration's :func:`axproj_residual` measure
+    residual: float
     method: str  #: "diagonal", "newton", "newton+gauss-seidel" or "projection"
 
 
@@ -401,9 +403,9 @@ def axproj_projection(v, A, phi, P, *, c: float | np.ndarray | None = None,
     Φ is evaluated with :func:`lambda_fixed_point` (Remark 3), warm-started from the previous λ.
     ``c``: step size (scalar or per joint); default ``0.9 / (‖A‖₂ Λ)`` with the bound
     ``Λ = ‖ϕ‖₂/(1 − σ_max(P))`` of ‖λ‖ (81), a step below the Lipschitz scale of F.
-    Stops when the natural residual ``‖s − proj(Bⁿ, s − F(s)/(A_ii Λ_i))‖∞``-based velocity
-    residual (:func:`axproj_residual` measure) is below ``tol (‖v‖∞ + ‖A‖ Λ)``; ``iterations``
-    counts projection steps (not the inner λ iterations).
+    Stops when the velocity residual of (67) (the :func:`axproj_residual` measure) is below
+    ``tol · max(‖v‖∞, ‖A‖₂ Λ)``; ``iterations`` counts projection steps (not the inner λ
+    iterations). Convergence is not guaranteed (F need not be monotone); ``converged`` says.
     """
     v, A, phi, P = _check(v, A, phi, P)
     n = v.size
