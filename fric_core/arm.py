@@ -257,13 +257,23 @@ class GearedArm:
         """Quantities of the last step."""
         return self._state
 
-    def transmission(self, joint: int | str) -> Transmission:
-        """Joint ``joint`` as a 1-DOF :class:`Transmission` with M = its diagonal inertia at the
-        current q (for its efficiencies and drivability)."""
-        i = self.joint_names.index(joint) if isinstance(joint, str) else int(joint)
-        M, _, _ = self.dynamics.terms(self._q, self._v, False)
-        return Transmission(self.gamma_u[i], self.gamma_v[i], max(self.m[i], 1e-300),
-                            max(M[i, i] + self.m_v[i], 1e-300), ill_posed="allow")
+    @property
+    def backdrivable(self) -> np.ndarray:
+        """Per joint |γ_v| < 1 (Sec. 4.1): the joint yields to loads from the arm."""
+        return np.abs(self.gamma_v) < 1.0
+
+    @property
+    def forward_drivable(self) -> np.ndarray:
+        """Per joint |γ_u| < 1 (Sec. 4.1): the actuator moves the unloaded joint."""
+        return np.abs(self.gamma_u) < 1.0
+
+    @property
+    def efficiencies(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per joint (η_f, η_b) of (26) (inf where (26) is singular, γ = −1)."""
+        gu, gv = self.gamma_u, self.gamma_v
+        eta_f = np.divide(1.0 - gu, 1.0 + gv, out=np.full(self.n, np.inf), where=gv != -1.0)
+        eta_b = np.divide(1.0 - gv, 1.0 + gu, out=np.full(self.n, np.inf), where=gu != -1.0)
+        return eta_f, eta_b
 
     # -- step -----------------------------------------------------------------------------------
     def _vector(self, name, x):

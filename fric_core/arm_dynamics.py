@@ -47,9 +47,6 @@ def bundled_urdf(name: str) -> Path:
                     f"{', '.join(str(c.parent) for c in candidates[:2])})")
 
 
-_SUPPORTED = {"R": "revolute", "P": "prismatic"}
-
-
 def _kind(joint) -> str:
     """'revolute', 'continuous', 'prismatic' or the Pinocchio type name when unsupported."""
     short = joint.shortname()
@@ -160,8 +157,6 @@ class UrdfDynamics:
                             f"{[f.name for f in model.frames][1:]}")
         self.ee_frame = ee_frame
         self._fid = model.getFrameId(ee_frame)
-        self._M = np.zeros((self.n, self.n))
-        self._bias = np.zeros(self.n)
 
     @classmethod
     def from_xml(cls, xml: str, **kwargs) -> "UrdfDynamics":

@@ -124,6 +124,8 @@ def test_self_locking_arm_holds_its_pose_under_gravity_and_a_wrench():
     # λ = [γ_u]τ_u + [γ_v]τ_v and friction = τ_u − τ_v with |friction_i| <= |λ_i|.
     q0 = [0.2, 0.6, -0.3, -1.1, 0.4, 0.9, 0.1]
     arm = _arm7(1.2, q0=q0)
+    assert not arm.backdrivable.any() and arm.forward_drivable.all()
+    assert np.allclose(arm.efficiencies[1], (1 - 1.2) / 1.1)
     wrench = np.array([30.0, -20.0, -50.0, 1.0, 0.0, 2.0])
     for k in range(300):
         v = arm.step(np.zeros(7), H, wrench=wrench if k >= 150 else None)
