@@ -117,7 +117,8 @@ def _force_velocity(rec: Recording, path: Path, title: str) -> None:
     ax.plot(rec.v, rec.force, color="tab:blue", lw=0.5, marker=".", ms=1.5)
     ax.set_xlabel("velocity v [m/s]")
     ax.set_ylabel("measured force F [N]")
-    ax.set_title(f"{title}: raw force against velocity ({len(rec)} samples)")
+    head = f"{title}\n" if title else ""
+    ax.set_title(f"{head}raw force against velocity ({len(rec)} samples)", fontsize=10)
     ax.axhline(0.0, color="0.7", lw=0.6)
     ax.axvline(0.0, color="0.7", lw=0.6)
     fig.savefig(path)
@@ -139,7 +140,8 @@ def _mass_adjusted(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit
     ax.axvline(0.0, color="0.7", lw=0.6)
     ax.set_xlabel("velocity v [m/s]")
     ax.set_ylabel("mass-adjusted force F − m a [N]")
-    ax.set_title(f"{title}: force adjusted for mass, fitted model (paper 003 eq. 1)")
+    head = f"{title}\n" if title else ""
+    ax.set_title(f"{head}force adjusted for mass, fitted model (paper 003 eq. 1)", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.savefig(path)
 
@@ -153,7 +155,8 @@ def _force_time(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
                 label=f"{k.upper()} model m a + friction (gaps: |v| ≤ Δv)")
     ax.set_xlabel("time t [s]")
     ax.set_ylabel("force [N]")
-    ax.set_title(f"{title}: measured and predicted force")
+    head = f"{title}\n" if title else ""
+    ax.set_title(f"{head}measured and predicted force", fontsize=10)
     ax.legend(loc="upper right", fontsize=8)
     fig.savefig(path)
 
