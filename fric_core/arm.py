@@ -53,7 +53,6 @@ class ArmDynamics(Protocol):
         """``(M_h(q), h(q, v), J(q) or None)``: the (n, n) inertia matrix, the (n,) bias force
         (Coriolis, centrifugal, gravity) and, when asked, the (6, n) end-effector Jacobian
         (linear rows first, world-aligned). The arrays may be reused by the next call."""
-        ...
 
 
 class ConstantInertia:

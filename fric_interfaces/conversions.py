@@ -32,6 +32,20 @@ class InputError(ValueError):
         self.field = field
         self.reason = reason
 
+    @property
+    def kind(self) -> str:
+        """A short machine-readable key for diagnostics counters: ``missing_joint``,
+        ``duplicate_joint_name``, ``non_finite``, ``empty_field``, ``length_mismatch`` or
+        ``bad_<field>``."""
+        text = self.reason
+        if self.field == "name":
+            return "duplicate_joint_name" if "duplicate" in text else "missing_joint"
+        if "non-finite" in text:
+            return "non_finite"
+        if "empty" in text:
+            return "empty_field"
+        return "length_mismatch" if "entries" in text else f"bad_{self.field}"
+
 
 def stamp_to_ns(stamp: Time) -> int:
     """builtin_interfaces/Time -> integer nanoseconds."""

@@ -102,17 +102,6 @@ _SETTLE_NS = 300_000_000  # position hold after the excitation, before zero effo
 _MOVE_TOL = 1e-5  # no move when the centre is this close [m] (4 encoder counts)
 
 
-def _reason_of(err: InputError) -> str:
-    text = err.reason
-    if err.field == "name":
-        return "duplicate_joint_name" if "duplicate" in text else "missing_joint"
-    if "non-finite" in text:
-        return "non_finite"
-    if "empty" in text:
-        return "empty_field"
-    return "length_mismatch" if "entries" in text else f"bad_{err.field}"
-
-
 def _resolve(node: Node, name: str) -> str:
     """A node name relative to ``node``'s namespace (absolute names unchanged)."""
     if name.startswith("/"):
@@ -352,7 +341,7 @@ class FrictionIdentifier(Node):
         try:
             self._reader.read(msg)
         except InputError as e:
-            self._reject(_reason_of(e), f"joint_states: {e}")
+            self._reject(e.kind, f"joint_states: {e}")
             return
         run = self._run
         active = run is not None and run.phase != END

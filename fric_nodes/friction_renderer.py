@@ -78,20 +78,6 @@ _SLIP = ColorRGBA(r=1.0, g=0.55, b=0.0, a=1.0)  # orange
 _LAT_RING = 4096  # latency samples kept per diagnostics period (power of two)
 
 
-def _reason_of(err: InputError) -> str:
-    """A short machine-readable reason for a rejected message (diagnostic key)."""
-    text = err.reason
-    if err.field == "name":
-        return "duplicate_joint_name" if "duplicate" in text else "missing_joint"
-    if "non-finite" in text:
-        return "non_finite"
-    if "empty" in text:
-        return "empty_field"
-    if "entries" in text:
-        return "length_mismatch"
-    return f"bad_{err.field}"
-
-
 class FrictionRenderer(Node):
     """The friction renderer node (see the module docstring). ``kwargs`` go to ``Node``
     (e.g. ``parameter_overrides``, ``namespace``)."""
@@ -249,7 +235,7 @@ class FrictionRenderer(Node):
         try:
             read(msg)
         except InputError as e:
-            self._reject(_reason_of(e), f"{topic}: {e}")
+            self._reject(e.kind, f"{topic}: {e}")
             return False
         if last >= 0 and t - last > self._gap_ns:
             lost = int(round((t - last) / self._dt_ns)) - 1
@@ -308,7 +294,7 @@ class FrictionRenderer(Node):
         try:
             self._reader.read(msg)
         except InputError as e:
-            self._reject(_reason_of(e), f"joint_states: {e}", publish=False)
+            self._reject(e.kind, f"joint_states: {e}", publish=False)
             return
         self._pos_mono = time.monotonic_ns()
 
