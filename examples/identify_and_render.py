@@ -15,7 +15,8 @@ Then this script checks the result against the simulation's ground truth:
   to the true sample (``fric_core.stage.SAMPLES``); EIV within 4 of its own standard deviations
   of the true mass and Coulomb levels, and less biased than OLS on the mass (paper 003's point);
 * rendering: below the identified breakaway the handle does not move (one encoder count), above
-  it slides with the rendered force on the identified kinetic law, and after the release it
+  it breaks away with the rendered force peaking at the identified static level Dp and slides with
+  the rendered force on the identified kinetic law (both within 2 %), and after the release it
   stops without chatter (:func:`fric_nodes.pipeline.physics_checks` with the identified law).
 
 Run alone: ``.venv/bin/python examples/identify_and_render.py [--out out/demo] [--sync lockstep]``.

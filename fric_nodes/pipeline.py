@@ -150,6 +150,14 @@ def physics_checks(summary: Mapping[str, Any], *, mode: str, F: float = 4.0,
     out.append((f"rendered kinetic force = {what}",
                 kin is not None and abs(kin - expected) <= kinetic_rel_tol * expected,
                 f"{kin:.4f} N" if kin is not None else "no sliding samples"))
+    if law is not None:
+        # the rendered static level: model C's friction force peaks at the static bound Φ(+0)
+        # when the contact breaks away (the spring force reaches it; one step later it slides)
+        peak = h1.get("rendered_peak_since_previous")
+        out.append((f"rendered static level at breakaway = the law's {static:.4f} N",
+                    peak is not None and abs(peak - static) <= kinetic_rel_tol * static,
+                    f"peak rendered force {peak:.4f} N" if peak is not None
+                    else "no rendered samples"))
     rel = summary.get("release") or {}
     ok = (rel.get("stopped", False)
           and rel.get("velocity_sign_changes", 99) <= max_release_sign_changes

@@ -25,6 +25,9 @@ reports
 * for sliding holds: the rendered friction force while sliding (median of its magnitude over the
   samples with |v| >= ``v_slide``): the kinetic level, and the median velocity of those samples
   (``kinetic_velocity``: a velocity-dependent law is checked there);
+* for every hold: ``rendered_max_abs`` (the most the rendered friction reached in the hold) and
+  ``rendered_peak_since_previous`` (from the end of the previous hold, the hand's ramp included:
+  for a hold that slides, the static level reached at breakaway);
 * after the hand lets go (the end of the last sliding hold, or of the last hold): the velocity
   sign changes, when the velocity became (exactly) zero, and the position range from then on.
 
@@ -285,6 +288,7 @@ def analyze(data: RunData, **options) -> dict:
     if t.size == 0:
         return out
     holds = _holds(t, s["hand"], float(opt["min_hold"]), float(opt["hand_threshold"]))
+    prev_end = 0
     for i0, i1 in holds:
         seg = slice(i0, i1 + 1)
         dur = float(t[i1] - t[i0])
@@ -312,8 +316,15 @@ def analyze(data: RunData, **options) -> dict:
                 h["kinetic_force_iqr"] = [float(np.percentile(mags, 25)),
                                           float(np.percentile(mags, 75))]
                 h["kinetic_samples"] = int(m.sum())
-        elif fin.any():
+        if fin.any():
             h["rendered_max_abs"] = float(np.max(np.abs(r[fin])))
+        # the peak since the previous hold ended: the hand's ramp into this hold included (a
+        # breakaway happens on the way up: the static level is reached there)
+        r_up = rf[prev_end:i1 + 1]
+        r_up = r_up[~np.isnan(r_up)]
+        if r_up.size:
+            h["rendered_peak_since_previous"] = float(np.max(np.abs(r_up)))
+        prev_end = i1 + 1
         out["holds"].append(h)
     if holds:
         slid = [k for k, h in enumerate(out["holds"]) if h["state"] == "sliding"]

@@ -10,7 +10,8 @@ code as the main job:
   are checked to be calibrated in test_identification.py), EIV less biased than OLS on the mass;
 * the identified law reaches the display renderer and is rendered: the operator's hold at 85 % of
   the breakaway force (identified static level + the display carriage's own friction) does not
-  move the handle by one encoder count; 115 % slides it; the rendered force while sliding is the
+  move the handle by one encoder count; 115 % slides it, the rendered force peaking at the
+  identified static level Dp at breakaway (within 2 %); the rendered force while sliding is the
   identified kinetic law at the sliding velocity within 2 %; after the release it stops with at
   most the presliding spring's one reversal, and does not drift.
 """
@@ -37,5 +38,5 @@ def test_identify_brass_then_render_it_lockstep(tmp_path, capsys):
     assert not failed, out[-6000:]
     names = " ".join(c[0] for c in checks)
     for expected in ("EIV m within", "EIV less biased than OLS", "stuck", "slides",
-                     "rendered kinetic force", "release"):
+                     "rendered kinetic force", "rendered static level", "release"):
         assert expected in names, names
