@@ -1,0 +1,301 @@
+"""``transmission_sim``: an arm from a URDF with a gear transmission at every joint (paper 004,
+algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-driven robot.
+
+* subscribes ``effort_controller/commands`` (Float64MultiArray: actuator torques τ_u referred to
+  the joint outputs, one per joint in ``joint_names`` order) and ``wrench`` (WrenchStamped: the
+  external wrench acting on the end effector, at the ``ee_frame`` origin, in the axes of
+  ``header.frame_id``: ``world_frame`` or ``ee_frame``; an empty frame_id means
+  ``wrench_frame``). The latest valid wrench stays applied until the next one;
+* publishes ``joint_states`` (position, velocity, effort = the commanded τ_u applied) after every
+  internal step h = 1/``rate``; ``~/markers`` (the end-effector force as an arrow, each joint a
+  sphere: red stuck in static friction (velocity exactly 0), green slipping) and
+  ``/diagnostics`` (well-posedness σ_max(P) (57) and per-joint ρ̂ (29), stuck joints, rejected
+  inputs, solver failures).
+
+Inputs that cannot be used (wrong length, non-finite entries, an unknown wrench frame) are
+rejected with a count, a log line and a diagnostics WARN, and change nothing. A step the core
+cannot take (singular inertia at the current q, a non-finite result) holds the arm at rest where
+it is and is reported as ERROR: joint_states never carry NaN. σ_max(P) ≥ 1 (ill-posed, (57))
+is an ERROR in diagnostics; the step still runs (the projection's best effort). Bad parameters
+(URDF errors, unknown joint names, bad γ/η) → ``main`` prints the parameter and exits 1.
+
+Sync: ``realtime`` — a wall-clock timer at ``rate`` runs the steps due (50 ms catch-up at most);
+``as_fast_as_possible`` — steps back to back (batches of ``_BATCH`` per callback), simulated time
+only. Command age (``command_timeout``) is measured in simulated time. ``duration`` > 0: exit 0
+when the simulated time reaches it. Joint limits are reported, not enforced.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Point, WrenchStamped
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Float64MultiArray
+from visualization_msgs.msg import Marker, MarkerArray
+
+from fric_interfaces import names, qos
+from fric_interfaces.conversions import CommandReader, InputError
+from fric_interfaces.transmission_params import SPECS, build_arm, well_posedness
+
+from ._node_util import Housekeeping, declare_params, run_node, sleep_ok, status, unused_overrides
+
+__all__ = ["TransmissionSim", "main"]
+
+_BATCH = 50  # as_fast_as_possible: steps per callback
+_MAX_LAG_S = 0.05  # realtime: further behind than this, skip ahead instead of catching up
+_FORCE_SCALE = 0.02  # marker arrow length per newton [m/N]
+
+
+class TransmissionSim(Node):
+    """The node; :meth:`step_once` is one internal step (callable directly in tests)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(names.TRANSMISSION_SIM, **kwargs)
+        v = self.values = declare_params(self, SPECS)
+        typos = unused_overrides(self, [s.name for s in SPECS])
+        if typos:
+            raise ValueError(f"{typos[0]}: not a parameter of {names.TRANSMISSION_SIM}")
+        self.arm = build_arm(v)
+        dyn = self.arm.dynamics
+        self.joint_names = self.arm.joint_names
+        self.ee_frame = dyn.ee_frame
+        self.h = 1.0 / v["rate"]
+        n = self.arm.n
+        self._reader = CommandReader(n)
+        self._tau = np.zeros(n)
+        self._cmd_step = None  # step index of the latest valid command
+        self._wrench = None  # (6,) world axes
+        self._wrench_frame_default = v["wrench_frame"]
+        self._rejected: dict[str, int] = {}
+        self._rejected_last = ""
+        self._rejected_period = 0
+        self._step_errors = 0
+        self._last_error = ""
+        self._timeouts = 0
+        self._timed_out = False
+        self.steps = 0
+        self.finished = False
+        self._smax0, self._rho0 = well_posedness(self.arm, self.arm.q)
+        if self._smax0 >= 1.0:
+            self.get_logger().error(
+                f"sigma_max(P) = {self._smax0:.4g} >= 1 at the start: the transmissions are "
+                "ill-posed (57); raise rotor_inertia or lower |gamma_v|")
+        self._js = JointState()
+        self._js.name = list(self.joint_names)
+        self._js_pub = self.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
+        self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
+        self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
+        self.create_subscription(Float64MultiArray, names.EFFORT_COMMANDS, self._on_command,
+                                 qos.CONTROL_SUB)
+        self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench, qos.CONTROL_SUB)
+        self._house = Housekeeping()
+        self.create_timer(1.0 / v["marker_rate"], self._house.timer(self._publish_markers))
+        self.create_timer(v["diagnostics_period"], self._house.timer(self._publish_diagnostics))
+        self._start_ns = time.monotonic_ns()
+        if v["sync"] == "realtime":
+            self.create_timer(self.h, self._on_realtime)
+        else:
+            self.create_timer(1e-4, self._on_fast)
+        self.get_logger().info(f"{dyn!r}: gamma_u {self.arm.gamma_u.tolist()}, gamma_v "
+                               f"{self.arm.gamma_v.tolist()}, sigma_max(P) {self._smax0:.4g}, "
+                               f"{v['sync']} at {v['rate']:g} Hz")
+
+    # -- inputs -------------------------------------------------------------------------------
+    def _reject(self, kind: str, text: str) -> None:
+        self._rejected[kind] = self._rejected.get(kind, 0) + 1
+        self._rejected_period += 1
+        self._rejected_last = text
+        self.get_logger().warning(f"rejected: {text}", throttle_duration_sec=1.0)
+
+    def _on_command(self, msg: Float64MultiArray) -> None:
+        try:
+            tau = self._reader.read(msg)
+        except InputError as e:
+            self._reject(f"command {e.kind}", f"effort command {e}")
+            return
+        self._tau[:] = tau
+        self._cmd_step = self.steps
+
+    def _on_wrench(self, msg: WrenchStamped) -> None:
+        f, t = msg.wrench.force, msg.wrench.torque
+        w = np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+        if not np.isfinite(w).all():
+            self._reject("wrench non_finite", "wrench: non-finite entry")
+            return
+        frame = msg.header.frame_id or self._wrench_frame_default
+        if frame == self.ee_frame and frame != self.values["world_frame"]:
+            _, R = self.arm.dynamics.ee_pose(self.arm.q)
+            w = np.concatenate([R @ w[:3], R @ w[3:]])
+        elif frame != self.values["world_frame"]:
+            self._reject("wrench frame", f"wrench: header.frame_id {frame!r} is neither "
+                         f"{self.values['world_frame']!r} nor {self.ee_frame!r}")
+            return
+        self._wrench = w
+
+    # -- stepping -----------------------------------------------------------------------------
+    def step_once(self) -> None:
+        """One step of (69) with the current command and wrench, then publish joint_states."""
+        limit = self.values["command_timeout"] / self.h
+        live = self._cmd_step is not None and self.steps - self._cmd_step <= limit
+        if self._cmd_step is not None and not live and not self._timed_out:
+            self._timeouts += 1
+        self._timed_out = self._cmd_step is not None and not live
+        tau = self._tau if live else np.zeros(self.arm.n)
+        q_prev = self.arm.q
+        try:
+            self.arm.step(tau, self.h, wrench=self._wrench)
+            ok = np.isfinite(self.arm.q).all() and np.isfinite(self.arm.v).all()
+            if not ok:
+                self._last_error = "non-finite step result"
+        except ValueError as e:
+            ok, self._last_error = False, str(e)
+        if not ok:
+            self._step_errors += 1
+            self.get_logger().error(f"step failed, arm held at rest: {self._last_error}",
+                                    throttle_duration_sec=1.0)
+            self.arm.reset(q_prev, np.zeros(self.arm.n))
+        self.steps += 1
+        js = self._js
+        ns = time.time_ns()
+        js.header.stamp.sec, js.header.stamp.nanosec = ns // 1_000_000_000, ns % 1_000_000_000
+        js.position = self.arm.q.tolist()
+        js.velocity = self.arm.v.tolist()
+        js.effort = tau.tolist()
+        self._js_pub.publish(js)
+        end = self.values["duration"]
+        if end > 0.0 and self.steps * self.h >= end - 1e-12:
+            self.finished = True
+
+    def _on_fast(self) -> None:
+        for _ in range(_BATCH):
+            if self.finished:
+                return
+            self.step_once()
+        self._house.after_output()
+
+    def _on_realtime(self) -> None:
+        due = int((time.monotonic_ns() - self._start_ns) * 1e-9 / self.h) + 1
+        if (due - self.steps) * self.h > _MAX_LAG_S:
+            self.steps = due - 1  # re-anchor: skip the simulated time we cannot catch up
+        while self.steps < due and not self.finished:
+            self.step_once()
+        self._house.after_output()
+
+    # -- housekeeping -------------------------------------------------------------------------
+    def _publish_markers(self) -> None:
+        dyn, q = self.arm.dynamics, self.arm.q
+        stamp = self.get_clock().now().to_msg()
+        frame = self.values["marker_frame"]
+        life = Duration(sec=1)
+        out = MarkerArray()
+        p, _ = dyn.ee_pose(q)
+        arrow = Marker(type=Marker.ARROW, action=Marker.ADD, ns="ee_force", id=0, lifetime=life)
+        arrow.header.frame_id, arrow.header.stamp = frame, stamp
+        f = np.zeros(3) if self._wrench is None else self._wrench[:3]
+        arrow.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])),
+                        Point(x=float(p[0] + _FORCE_SCALE * f[0]),
+                              y=float(p[1] + _FORCE_SCALE * f[1]),
+                              z=float(p[2] + _FORCE_SCALE * f[2]))]
+        arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.01, 0.02, 0.03
+        arrow.color = ColorRGBA(r=1.0, g=0.6, b=0.0, a=1.0)
+        arrow.pose.orientation.w = 1.0
+        out.markers.append(arrow)
+        stuck = self.arm.state.stuck
+        for i, j in enumerate(self.joint_names):
+            origin = dyn.data.oMi[dyn.model.getJointId(j)].translation
+            s = Marker(type=Marker.SPHERE, action=Marker.ADD, ns="joint_stuck", id=i,
+                       lifetime=life, text=j)
+            s.header.frame_id, s.header.stamp = frame, stamp
+            s.pose.position = Point(x=float(origin[0]), y=float(origin[1]), z=float(origin[2]))
+            s.pose.orientation.w = 1.0
+            s.scale.x = s.scale.y = s.scale.z = 0.05
+            s.color = (ColorRGBA(r=0.9, g=0.1, b=0.1, a=0.9) if stuck[i]
+                       else ColorRGBA(r=0.1, g=0.8, b=0.1, a=0.9))
+            out.markers.append(s)
+        self._marker_pub.publish(out)
+
+    def diagnostic_status(self) -> DiagnosticStatus:
+        """The node's status: well-posedness, stuck joints, rejected inputs, step failures."""
+        st = self.arm.state
+        level, problems = DiagnosticStatus.OK, []
+
+        def worse(lvl, text):
+            nonlocal level
+            level = max(level, lvl)
+            problems.append(text)
+
+        smax = st.sigma_max if self.steps else self._smax0
+        well = (st.well_posed if self.steps else True) and self._smax0 < 1.0
+        if smax >= 1.0 or not well:
+            worse(DiagnosticStatus.ERROR, f"ill-posed: sigma_max(P) = {max(smax, self._smax0):.4g}"
+                  " >= 1 (57)")
+        bad_rho = [j for j, r in zip(self.joint_names, self._rho0) if abs(r) >= 1.0]
+        if bad_rho:
+            worse(DiagnosticStatus.ERROR, f"|rho_hat| >= 1 (29) at joint(s) {bad_rho}")
+        if self._step_errors:
+            worse(DiagnosticStatus.ERROR, f"{self._step_errors} failed steps (arm held), last: "
+                  f"{self._last_error}")
+        if self.arm.unconverged_steps:
+            worse(DiagnosticStatus.WARN, f"{self.arm.unconverged_steps} steps where axproj did "
+                  "not converge")
+        if self._rejected_period:
+            worse(DiagnosticStatus.WARN, f"{self._rejected_period} rejected inputs, last: "
+                  f"{self._rejected_last}")
+        if self._timed_out:
+            worse(DiagnosticStatus.WARN, "command timeout: zero actuator torque")
+        lo, hi = self.arm.dynamics.lower, self.arm.dynamics.upper
+        q = self.arm.q
+        outside = [j for j, a, b, x in zip(self.joint_names, lo, hi, q) if not a <= x <= b]
+        if outside:
+            worse(DiagnosticStatus.WARN, f"beyond the URDF limits (not enforced): {outside}")
+        eta_f, eta_b = self.arm.efficiencies
+        kv = [("simulated time [s]", f"{self.steps * self.h:.4f}"), ("steps", str(self.steps)),
+              ("sigma_max(P)", f"{smax:.6g}"), ("sigma_max(P) at start", f"{self._smax0:.6g}"),
+              ("well posed", str(bool(well and smax < 1.0))),
+              ("ill-posed steps", str(self.arm.ill_posed_steps)),
+              ("unconverged steps", str(self.arm.unconverged_steps)),
+              ("failed steps", str(self._step_errors)),
+              ("command timeouts", str(self._timeouts)),
+              ("rejected inputs", str(sum(self._rejected.values())))]
+        kv += [(f"rejected {k}", str(c)) for k, c in sorted(self._rejected.items())]
+        for i, j in enumerate(self.joint_names):
+            kv += [(f"{j} gamma_u", f"{self.arm.gamma_u[i]:.6g}"),
+                   (f"{j} gamma_v", f"{self.arm.gamma_v[i]:.6g}"),
+                   (f"{j} eta_f", f"{eta_f[i]:.6g}"), (f"{j} eta_b", f"{eta_b[i]:.6g}"),
+                   (f"{j} rho_hat", f"{self._rho0[i]:.6g}"),
+                   (f"{j} backdrivable", str(bool(self.arm.backdrivable[i]))),
+                   (f"{j} stuck", str(bool(st.stuck[i]))),
+                   (f"{j} position [rad]", f"{q[i]:+.6f}")]
+        self._rejected_period = 0
+        return status(f"{self.get_fully_qualified_name()}: arm", ",".join(self.joint_names),
+                      level, problems, "ok", kv)
+
+    def _publish_diagnostics(self) -> None:
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [self.diagnostic_status()]
+        self._diag_pub.publish(msg)
+
+
+def _shutdown(node: TransmissionSim, context_ok: bool) -> None:
+    if context_ok:
+        node._publish_diagnostics()
+        sleep_ok(0.05)
+    node.get_logger().info(f"stopped after {node.steps} steps ({node.steps * node.h:.3f} s)")
+
+
+def main(args=None) -> int:
+    """Run the simulated arm until Ctrl-C/SIGTERM or ``duration``; exit 0 (1 on bad
+    parameters, with a message naming the parameter)."""
+    return run_node(TransmissionSim, names.TRANSMISSION_SIM, args, done=lambda n: n.finished,
+                    on_stop=_shutdown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
