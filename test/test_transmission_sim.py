@@ -1,0 +1,189 @@
+"""transmission_sim: the arm node of paper 004 (algorithm (69)) on the bundled planar_2link URDF
+(two 1 m links in the horizontal plane, 1 kg at each link tip, joints about z). Deterministic: the
+tests call the node's callbacks and ``step_once`` directly (no timing), and run the executable
+only for the exit-status checks."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import rclpy
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import WrenchStamped
+from rclpy.parameter import Parameter
+from std_msgs.msg import Float64MultiArray
+
+from fric_nodes.transmission_sim import TransmissionSim
+
+STEPS = 300  # 0.3 s at 1 kHz: a backdrivable joint under 10 N at 2 m moves by > 1e-2 rad
+
+
+@pytest.fixture(scope="module")
+def ros():
+    rclpy.init()
+    yield
+    rclpy.shutdown()
+
+
+@pytest.fixture
+def make(ros):
+    made = []
+
+    def _make(**params):
+        params.setdefault("sync", "as_fast_as_possible")
+        params.setdefault("gravity", [0.0, 0.0, 0.0])
+        node = TransmissionSim(parameter_overrides=[Parameter(k, value=v)
+                                                    for k, v in params.items()])
+        made.append(node)
+        return node
+
+    yield _make
+    for n in made:
+        n.destroy_node()
+
+
+def _wrench(fx=0.0, fy=0.0, fz=0.0, frame="world"):
+    msg = WrenchStamped()
+    msg.header.frame_id = frame
+    msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = fx, fy, fz
+    return msg
+
+
+def _run(node, steps=STEPS):
+    """Step ``steps`` times; the published joint_states (position, velocity) of every step."""
+    pos, vel = [], []
+    for _ in range(steps):
+        node.step_once()
+        pos.append(list(node._js.position))
+        vel.append(list(node._js.velocity))
+    return np.array(pos), np.array(vel)
+
+
+def _diag(node):
+    st = node.diagnostic_status()
+    return st.level, st.message, {kv.key: kv.value for kv in st.values}
+
+
+def test_self_locking_joint_holds_under_wrench_backdrivable_joint_yields(make):
+    # joint1 self-locking (gamma_v = 1.2 >= 1: eta_b < 0), joint2 backdrivable (gamma_v = 0.3).
+    # Rotor inertia 5 kg m^2 keeps sigma_max(P) < 1 (checked: the premise of (69)).
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[5.0])
+    level, _, kv = _diag(node)
+    assert float(kv["sigma_max(P)"]) < 1.0 and level == DiagnosticStatus.OK
+    node._on_wrench(_wrench(fy=10.0))  # at q = 0 the EE is at (2, 0): J^T f = (20, 10) N m
+    pos, vel = _run(node)
+    # static friction of a self-locking joint holds any arm-side load: exactly 0, not small
+    assert np.all(vel[:, 0] == 0.0) and np.all(pos[:, 0] == 0.0)
+    # the backdrivable joint yields in the direction of its load torque (+10 N m)
+    assert np.all(vel[10:, 1] > 0.0) and pos[-1, 1] > 1e-2
+    assert _diag(node)[2]["joint1 stuck"] == "True"
+
+
+def test_backdrivable_arm_moves_like_the_frictionless_one_in_direction(make):
+    node = make(gamma_u=[0.0], gamma_v=[0.3], rotor_inertia=[5.0])
+    node._on_wrench(_wrench(fy=10.0))
+    pos, vel = _run(node)
+    assert np.all(pos[-1] > 1e-3) and np.isfinite(pos).all()
+
+
+def test_wrench_in_ee_frame_equals_the_rotated_world_wrench(make):
+    a = make(gamma_v=[0.3], rotor_inertia=[1.0], ee_frame="ee")
+    b = make(gamma_v=[0.3], rotor_inertia=[1.0], ee_frame="ee")
+    a.arm.reset(q0=[0.4, 0.7])
+    b.arm.reset(q0=[0.4, 0.7])
+    _, R = a.arm.dynamics.ee_pose(a.arm.q)  # EE axes rotated by q1 + q2 about z
+    f_ee = np.array([3.0, -2.0, 0.0])
+    a._on_wrench(_wrench(*f_ee, frame="ee"))
+    b._on_wrench(_wrench(*(R @ f_ee), frame="world"))
+    pa, _ = _run(a, 100)
+    pb, _ = _run(b, 100)
+    np.testing.assert_allclose(pa, pb, rtol=0, atol=1e-12)  # same physics, rounding only
+    assert np.abs(pa[-1] - [0.4, 0.7]).max() > 1e-4  # and the wrench did move the arm
+
+
+def test_nan_command_and_bad_wrench_rejected_no_nan_in_joint_states(make):
+    node = make(gamma_v=[0.3], rotor_inertia=[1.0])
+    node._on_command(Float64MultiArray(data=[0.5, -0.5]))
+    node._on_command(Float64MultiArray(data=[math.nan, 0.0]))
+    node._on_command(Float64MultiArray(data=[1.0]))  # wrong length
+    node._on_wrench(_wrench(fx=math.inf))
+    node._on_wrench(_wrench(fx=1.0, frame="camera"))
+    pos, vel = _run(node, 50)
+    assert np.isfinite(pos).all() and np.isfinite(vel).all()
+    assert list(node._js.effort) == [0.5, -0.5]  # the last valid command is still applied
+    level, msg, kv = _diag(node)
+    assert level == DiagnosticStatus.WARN and "rejected" in msg
+    assert kv["rejected inputs"] == "4" and kv["rejected command non_finite"] == "1"
+    assert kv["rejected wrench frame"] == "1"
+
+
+def test_ill_posed_transmission_reported_and_states_stay_finite(make):
+    # gamma_v = 1.5 with a small rotor inertia: |rho_hat| ~ 1.5 > 1, sigma_max(P) >= 1 (57)
+    node = make(gamma_v=[1.5], rotor_inertia=[0.01])
+    node._on_wrench(_wrench(fy=10.0))
+    pos, vel = _run(node, 50)
+    assert np.isfinite(pos).all() and np.isfinite(vel).all()
+    level, msg, kv = _diag(node)
+    assert level == DiagnosticStatus.ERROR and "sigma_max(P)" in msg and "rho_hat" in msg
+    assert float(kv["sigma_max(P)"]) >= 1.0 and kv["well posed"] == "False"
+
+
+def test_command_timeout_in_simulated_time(make):
+    node = make(gamma_v=[0.3], rotor_inertia=[1.0], command_timeout=0.01)
+    node._on_command(Float64MultiArray(data=[1.0, 1.0]))
+    _run(node, 10)
+    assert list(node._js.effort) == [1.0, 1.0]
+    _run(node, 5)  # 15 ms > 10 ms after the command: dropped
+    assert list(node._js.effort) == [0.0, 0.0]
+    assert _diag(node)[2]["command timeouts"] == "1"
+
+
+@pytest.mark.parametrize("args, field", [
+    (["-p", "joint_names:=[joint1, no_such_joint]"], "joint_names"),
+    (["-p", "urdf:=/nonexistent/arm.urdf"], "urdf"),
+    (["-p", "robot_description:=<robot name='x'><link"], "robot_description"),
+    (["-p", "gamma_v:=[0.1, 0.2, 0.3]"], "gamma_v"),
+    (["-p", "eta_f:=[0.5]"], "eta_b"),
+    (["-p", "ee_frame:=nowhere"], "ee_frame"),
+])
+def test_bad_parameters_exit_1_naming_the_parameter(args, field):
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
+                        *args], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stderr
+    assert f"bad parameters: {field}:" in r.stderr
+
+
+def test_main_duration_exits_zero():
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
+                        "-p", "sync:=as_fast_as_possible", "-p", "duration:=0.2"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "stopped after 200 steps" in r.stderr + r.stdout
+
+
+_MASSLESS = ("<robot name='massless'><link name='base'/><link name='tip'/>"
+             "<joint name='j' type='revolute'><parent link='base'/><child link='tip'/>"
+             "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+             "</robot>")
+
+
+def test_singular_inertia_exit_1_naming_rotor_inertia():
+    # a massless link and zero rotor inertia: [m] + M(q) = 0 cannot be inverted (69a)
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
+                        "-p", f"robot_description:={_MASSLESS}", "-p", "rotor_inertia:=[0.0]"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stderr
+    assert "bad parameters: rotor_inertia:" in r.stderr
+
+
+def test_example_config_is_well_posed_with_joint1_self_locking(make):
+    import yaml
+    from pathlib import Path
+
+    cfg = yaml.safe_load((Path(__file__).parent.parent / "config" / "arm_transmission.yaml")
+                         .read_text())["transmission_sim"]["ros__parameters"]
+    node = make(**{k: v for k, v in cfg.items() if k not in ("sync", "gravity")})
+    assert float(_diag(node)[2]["sigma_max(P)"]) < 1.0
+    assert node.arm.backdrivable.tolist() == [False, True]
