@@ -42,6 +42,7 @@ setup(
             'haptic_stage = fric_nodes.haptic_stage:main',
             'haptic_loop = fric_nodes.haptic_loop:main',
             'friction_identifier = fric_nodes.friction_identifier:main',
+            'transmission_sim = fric_nodes.transmission_sim:main',
             'fric_recorder = fric_nodes.recorder:main',
         ],
     },
