@@ -5,7 +5,8 @@ algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-
   the joint outputs, one per joint in ``joint_names`` order) and ``wrench`` (WrenchStamped: the
   external wrench acting on the end effector, at the ``ee_frame`` origin, in the axes of
   ``header.frame_id``: ``world_frame`` or ``ee_frame``; an empty frame_id means
-  ``wrench_frame``). The latest valid wrench stays applied until the next one;
+  ``wrench_frame``). The latest valid wrench stays applied until the next one (an ``ee_frame``
+  wrench is turned to world axes with the EE orientation at receipt);
 * publishes ``joint_states`` (position, velocity, effort = the commanded τ_u applied) after every
   internal step h = 1/``rate``; ``~/markers`` (the end-effector force as an arrow, each joint a
   sphere: red stuck in static friction (velocity exactly 0), green slipping) and
