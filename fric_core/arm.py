@@ -39,7 +39,7 @@ import numpy as np
 from .axproj import AxprojSolver, axproj_diagonal
 from .transmission import IllPosedWarning, Transmission
 
-__all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "per_joint"]
+__all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint"]
 
 
 class ArmDynamics(Protocol):
@@ -187,6 +187,7 @@ class GearedArm:
         self._solver = AxprojSolver(n, tol=tol)
         self._gu_m = self.gamma_u * self.m
         self._diag = np.arange(n) * (n + 1)  # flat indices of a diagonal
+        self._m_eff = np.zeros(n)
         self._warned = False
         self.reset()
 
@@ -242,6 +243,23 @@ class GearedArm:
                                z, 0.0, True, 0, True)
         M, _, _ = self.dynamics.terms(self._q, self._v, False)
         self._inverse_inertia(M)  # fails early on a singular inertia
+
+    def set_state(self, q, v) -> None:
+        """Put the arm at (q, v) without resetting the step and failure counters (e.g. to hold
+        it where it is after a step that could not be taken); forgets the solver's warm start."""
+        q = per_joint("q", q, self.joint_names)
+        v = per_joint("v", v, self.joint_names)
+        M, _, _ = self.dynamics.terms(q, v, False)
+        self._inverse_inertia(M)
+        self._q, self._v = q, v
+        self._solver.reset()
+
+    @property
+    def effective_inertia(self) -> np.ndarray:
+        """Per joint 1 / (M̂⁻¹)_ii: the inertia a torque on joint i alone meets with the other
+        joints free (M̂ = [m] + M(q), (69a)), at the pose where M̂ was last inverted (the start
+        of the last step, or the pose set by :meth:`reset`/:meth:`set_state`). A buffer."""
+        return self._m_eff
 
     @property
     def q(self) -> np.ndarray:
@@ -301,6 +319,7 @@ class GearedArm:
             raise ValueError(f"m: the inertia [m] + M(q) is singular at q = {self._q.tolist()} "
                              "(massless links with zero rotor inertia?); give every joint a rotor "
                              "inertia m > 0 or check the link inertias")
+        np.divide(1.0, Minv.flat[self._diag], out=self._m_eff)
         return Minv
 
     def step(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
@@ -376,3 +395,79 @@ class GearedArm:
             self._warned = True
             warnings.warn(msg + " (warned once; see ill_posed_steps)", IllPosedWarning,
                           stacklevel=3)
+
+
+class EndStops:
+    """Joint position limits as one-sided spring-dampers acting on the joints (a joint-side load:
+    pass :meth:`torque` as ``tau_load`` to :meth:`GearedArm.step`, so the stop's torque goes
+    through the transmission like any load from the arm: a self-locking joint is not pushed
+    back by its stop, its actuator is stopped by it).
+
+    Beyond ``upper``: τ = K (q − upper) + B q̇, and only while it pushes back (τ ≥ 0); the same
+    below ``lower`` with τ ≤ 0. Non-finite limits (continuous joints) are never engaged.
+
+    Like MuJoCo's soft constraints (``solref``: time constant and damping ratio), the stop is
+    specified relative to the joint's effective inertia m_e (:attr:`GearedArm.effective_inertia`,
+    which changes with the pose): K = m_e ω², B = 2 ζ m_e ω with ω = ``omega_h`` / h. The torque
+    is explicit, from the step's starting (q, q̇), like the rest of h(q, q̇) in (69c). With
+    a = ω h the update (69e)–(69g) of a stop alone is x⁺ = (1 − a²) x + (1 − 2ζa) y,
+    y⁺ = −a² x + (1 − 2ζa) y (x = penetration, y = h q̇): determinant 1 − 2ζa, trace
+    2 − a² − 2ζa, so by Jury's test it is stable iff ζa < 1 and a² + 4ζa < 4, i.e.
+    a < 2√2 − 2 ≈ 0.83 for ζ = 1. The defaults a = 0.3, ζ = 1 (critically damped) keep a wide
+    margin for the coupling between joints the per-joint m_e ignores. A critically damped
+    one-sided stop lets go when its force vanishes (ωt = 2): the rebound speed is e⁻² ≈ 0.14 of
+    the impact speed. The penetration under a steady torque τ is τ / K (e.g. 20 N m on
+    m_e = 0.5 kg m² at 1 kHz: K = 4.5·10⁴ N m/rad, 0.44 mrad).
+    """
+
+    def __init__(self, lower, upper, h: float, joint_names: Sequence[str], *,
+                 omega_h: float = 0.3, zeta: float = 1.0):
+        self.joint_names = tuple(joint_names)
+        lo = np.array(lower, dtype=float).reshape(-1)
+        hi = np.array(upper, dtype=float).reshape(-1)
+        n = len(self.joint_names)
+        if lo.shape != (n,) or hi.shape != (n,) or np.isnan(lo).any() or np.isnan(hi).any():
+            raise ValueError(f"lower, upper: expected {n} limits each (one per joint "
+                             f"{list(self.joint_names)}), without NaN")
+        bad = np.isfinite(lo) & np.isfinite(hi) & (lo >= hi)
+        if bad.any():
+            j = self.joint_names[int(np.flatnonzero(bad)[0])]
+            raise ValueError(f"lower: the lower limit of joint {j} is not below its upper limit")
+        if not (h > 0.0 and math.isfinite(h)):
+            raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+        if not (0.0 < omega_h <= 0.5):
+            raise ValueError(f"omega_h: must be in (0, 0.5] for a stable explicit stop, got "
+                             f"{omega_h!r}")
+        if not (0.0 < zeta <= 1.0):
+            raise ValueError(f"zeta: must be in (0, 1], got {zeta!r}")
+        self.lower, self.upper = lo, hi
+        self.omega = omega_h / h
+        self.zeta = zeta
+        self._tau = np.zeros(n)
+        self._pen = np.zeros(n)
+
+    def stiffness(self, inertia: np.ndarray) -> np.ndarray:
+        """K = m_e ω² per joint for the effective inertias ``inertia``."""
+        return np.asarray(inertia, float) * self.omega * self.omega
+
+    def engaged(self, q: np.ndarray) -> np.ndarray:
+        """Per joint: beyond a limit."""
+        return (q > self.upper) | (q < self.lower)
+
+    def torque(self, q: np.ndarray, v: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+        """The stops' joint-side load torques at (q, q̇) for the joints' effective inertias
+        (a buffer reused by the next call)."""
+        tau, pen = self._tau, self._pen
+        tau.fill(0.0)
+        w = self.omega
+        np.subtract(q, self.upper, out=pen)
+        hit = pen > 0.0
+        if hit.any():
+            tau[hit] = np.maximum(inertia[hit] * w * (w * pen[hit] + 2.0 * self.zeta * v[hit]),
+                                  0.0)
+        np.subtract(q, self.lower, out=pen)
+        hit = pen < 0.0
+        if hit.any():
+            tau[hit] = np.minimum(inertia[hit] * w * (w * pen[hit] + 2.0 * self.zeta * v[hit]),
+                                  0.0)
+        return tau

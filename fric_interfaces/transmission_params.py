@@ -14,6 +14,8 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     rotor_inertia      double[]  m: input-side inertia referred to the joint (49) [kg m²]
     damping            double[]  joint viscosity D [N m s/rad]
     gravity            double[3] [m/s²]
+    initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
+    enforce_joint_limits bool    the URDF position limits are end stops (else only reported)
     rate               double    internal step rate, 1/h (69) [Hz]
     sync               string    realtime | as_fast_as_possible
     duration, command_timeout, marker_frame, marker_rate, diagnostics_period
@@ -61,6 +63,10 @@ SPECS = (
               read_only=True),
     ParamSpec("gravity", [0.0, 0.0, -9.81], "gravity in the world frame", unit="m/s^2",
               read_only=True),
+    ParamSpec("initial_positions", [], "joint positions at start, one per joint in joint_names "
+              "order ([] = all 0)", unit="rad", read_only=True, list_of=float),
+    ParamSpec("enforce_joint_limits", True, "the URDF's position limits are end stops (stiff "
+              "one-sided spring-dampers); false: only reported", read_only=True),
     ParamSpec("rate", 1000.0, "internal step rate 1/h; one joint_states per step", unit="Hz",
               min=1.0, max=20000.0, read_only=True),
     ParamSpec("sync", "realtime", "realtime: steps follow the wall clock; as_fast_as_possible: "
@@ -127,8 +133,15 @@ def build_arm(values: Mapping[str, Any]) -> GearedArm:
     gu, gv = _gammas(values, names)
     m = per_joint("rotor_inertia", _scalar(values["rotor_inertia"]), names, minimum=0.0)
     d = per_joint("damping", _scalar(values["damping"]), names, minimum=0.0)
+    q0 = list(values["initial_positions"])
+    q0 = per_joint("initial_positions", q0, names) if q0 else np.zeros(len(names))
+    if values["enforce_joint_limits"]:
+        out = [j for j, x, lo, hi in zip(names, q0, dyn.lower, dyn.upper) if not lo <= x <= hi]
+        if out:
+            raise ValueError(f"initial_positions: joint(s) {out} start outside their URDF "
+                             "limits (enforce_joint_limits is true)")
     try:
-        return GearedArm(dyn, gu, gv, m, damping=d, on_ill_posed="ignore")
+        return GearedArm(dyn, gu, gv, m, damping=d, q0=q0, on_ill_posed="ignore")
     except ValueError as e:
         msg = str(e)
         if msg.startswith("m:"):

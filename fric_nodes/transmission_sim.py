@@ -5,13 +5,14 @@ algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-
   the joint outputs, one per joint in ``joint_names`` order) and ``wrench`` (WrenchStamped: the
   external wrench acting on the end effector, at the ``ee_frame`` origin, in the axes of
   ``header.frame_id``: ``world_frame`` or ``ee_frame``; an empty frame_id means
-  ``wrench_frame``). The latest valid wrench stays applied until the next one (an ``ee_frame``
-  wrench is turned to world axes with the EE orientation at receipt);
+  ``wrench_frame``). The latest valid wrench stays applied until the next one; an ``ee_frame``
+  wrench turns with the end effector (it is rotated to world axes at every step);
 * publishes ``joint_states`` (position, velocity, effort = the commanded τ_u applied) after every
-  internal step h = 1/``rate``; ``~/markers`` (the end-effector force as an arrow, each joint a
+  internal step h = 1/``rate``, stamped with the simulated time (the wall-clock time at start
+  plus steps × h: the stamps are exactly h apart in both sync modes); ``~/markers`` (the end-effector force as an arrow, each joint a
   sphere: red stuck in static friction (velocity exactly 0), green slipping) and
-  ``/diagnostics`` (well-posedness σ_max(P) (57) and per-joint ρ̂ (29), stuck joints, rejected
-  inputs, solver failures).
+  ``/diagnostics`` (well-posedness σ_max(P) (57) and per-joint ρ̂ (29) at the current pose,
+  stuck joints, joints in their end stops, rejected inputs, solver failures).
 
 Inputs that cannot be used (wrong length, non-finite entries, an unknown wrench frame) are
 rejected with a count, a log line and a diagnostics WARN, and change nothing. A step the core
@@ -23,7 +24,12 @@ is an ERROR in diagnostics; the step still runs (the projection's best effort). 
 Sync: ``realtime`` — a wall-clock timer at ``rate`` runs the steps due (50 ms catch-up at most);
 ``as_fast_as_possible`` — steps back to back (batches of ``_BATCH`` per callback), simulated time
 only. Command age (``command_timeout``) is measured in simulated time. ``duration`` > 0: exit 0
-when the simulated time reaches it. Joint limits are reported, not enforced.
+when the simulated time reaches it.
+
+Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are end stops,
+stiff one-sided spring-dampers acting as a joint-side load through the transmission
+(:class:`fric_core.arm.EndStops`: a self-locking joint's actuator is stopped by its stop, the
+stop never pushes a self-locking joint back); otherwise they are only reported.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
+from fric_core.arm import EndStops
 from fric_interfaces.transmission_params import SPECS, build_arm, well_posedness
 
 from ._node_util import Housekeeping, declare_params, run_node, sleep_ok, status, unused_overrides
@@ -58,6 +65,13 @@ class TransmissionSim(Node):
 
     def __init__(self, **kwargs):
         super().__init__(names.TRANSMISSION_SIM, **kwargs)
+        try:
+            self._setup()
+        except Exception:
+            self.destroy_node()
+            raise
+
+    def _setup(self) -> None:
         v = self.values = declare_params(self, SPECS)
         typos = unused_overrides(self, [s.name for s in SPECS])
         if typos:
@@ -71,7 +85,10 @@ class TransmissionSim(Node):
         self._reader = CommandReader(n)
         self._tau = np.zeros(n)
         self._cmd_step = None  # step index of the latest valid command
-        self._wrench = None  # (6,) world axes
+        self._wrench = None  # (6,) world axes, applied in the step
+        self._wrench_ee = None  # (6,) in ee_frame axes when the latest wrench came in that frame
+        self._stops = (EndStops(dyn.lower, dyn.upper, self.h, self.joint_names)
+                       if v["enforce_joint_limits"] else None)
         self._wrench_frame_default = v["wrench_frame"]
         self._rejected: dict[str, int] = {}
         self._rejected_last = ""
@@ -99,6 +116,7 @@ class TransmissionSim(Node):
         self.create_timer(1.0 / v["marker_rate"], self._house.timer(self._publish_markers))
         self.create_timer(v["diagnostics_period"], self._house.timer(self._publish_diagnostics))
         self._start_ns = time.monotonic_ns()
+        self._stamp0_ns = time.time_ns()  # joint_states stamp of simulated time 0
         if v["sync"] == "realtime":
             self.create_timer(self.h, self._on_realtime)
         else:
@@ -130,14 +148,20 @@ class TransmissionSim(Node):
             self._reject("wrench non_finite", "wrench: non-finite entry")
             return
         frame = msg.header.frame_id or self._wrench_frame_default
-        if frame == self.ee_frame and frame != self.values["world_frame"]:
-            _, R = self.arm.dynamics.ee_pose(self.arm.q)
-            w = np.concatenate([R @ w[:3], R @ w[3:]])
-        elif frame != self.values["world_frame"]:
+        if frame == self.values["world_frame"]:
+            self._wrench, self._wrench_ee = w, None
+        elif frame == self.ee_frame:
+            self._wrench_ee = w  # turned to world axes at every step (_world_wrench)
+            self._wrench = self._world_wrench()
+        else:
             self._reject("wrench frame", f"wrench: header.frame_id {frame!r} is neither "
                          f"{self.values['world_frame']!r} nor {self.ee_frame!r}")
-            return
-        self._wrench = w
+
+    def _world_wrench(self) -> np.ndarray:
+        """The latest ee_frame wrench in world axes at the current pose."""
+        _, R = self.arm.dynamics.ee_pose(self.arm.q)
+        w = self._wrench_ee
+        return np.concatenate([R @ w[:3], R @ w[3:]])
 
     # -- stepping -----------------------------------------------------------------------------
     def step_once(self) -> None:
@@ -149,8 +173,12 @@ class TransmissionSim(Node):
         self._timed_out = self._cmd_step is not None and not live
         tau = self._tau if live else np.zeros(self.arm.n)
         q_prev = self.arm.q
+        if self._wrench_ee is not None:
+            self._wrench = self._world_wrench()
+        load = (self._stops.torque(q_prev, self.arm.v, self.arm.effective_inertia)
+                if self._stops is not None else None)
         try:
-            self.arm.step(tau, self.h, wrench=self._wrench)
+            self.arm.step(tau, self.h, wrench=self._wrench, tau_load=load)
             ok = np.isfinite(self.arm.q).all() and np.isfinite(self.arm.v).all()
             if not ok:
                 self._last_error = "non-finite step result"
@@ -160,10 +188,10 @@ class TransmissionSim(Node):
             self._step_errors += 1
             self.get_logger().error(f"step failed, arm held at rest: {self._last_error}",
                                     throttle_duration_sec=1.0)
-            self.arm.reset(q_prev, np.zeros(self.arm.n))
+            self.arm.set_state(q_prev, np.zeros(self.arm.n))
         self.steps += 1
         js = self._js
-        ns = time.time_ns()
+        ns = self._stamp0_ns + round(self.steps * self.h * 1e9)
         js.header.stamp.sec, js.header.stamp.nanosec = ns // 1_000_000_000, ns % 1_000_000_000
         js.position = self.arm.q.tolist()
         js.velocity = self.arm.v.tolist()
@@ -231,12 +259,15 @@ class TransmissionSim(Node):
             level = max(level, lvl)
             problems.append(text)
 
-        smax = st.sigma_max if self.steps else self._smax0
-        well = (st.well_posed if self.steps else True) and self._smax0 < 1.0
-        if smax >= 1.0 or not well:
-            worse(DiagnosticStatus.ERROR, f"ill-posed: sigma_max(P) = {max(smax, self._smax0):.4g}"
-                  " >= 1 (57)")
-        bad_rho = [j for j, r in zip(self.joint_names, self._rho0) if abs(r) >= 1.0]
+        q = self.arm.q
+        smax, rho = well_posedness(self.arm, q)  # at the current pose: P depends on q (52)
+        well = smax < 1.0
+        if not well:
+            worse(DiagnosticStatus.ERROR, f"ill-posed: sigma_max(P) = {smax:.4g} >= 1 (57)")
+        elif self.arm.ill_posed_steps:
+            worse(DiagnosticStatus.WARN, f"sigma_max(P) >= 1 (57) in {self.arm.ill_posed_steps} "
+                  "steps so far (well posed now)")
+        bad_rho = [j for j, r in zip(self.joint_names, rho) if abs(r) >= 1.0]
         if bad_rho:
             worse(DiagnosticStatus.ERROR, f"|rho_hat| >= 1 (29) at joint(s) {bad_rho}")
         if self._step_errors:
@@ -251,14 +282,15 @@ class TransmissionSim(Node):
         if self._timed_out:
             worse(DiagnosticStatus.WARN, "command timeout: zero actuator torque")
         lo, hi = self.arm.dynamics.lower, self.arm.dynamics.upper
-        q = self.arm.q
         outside = [j for j, a, b, x in zip(self.joint_names, lo, hi, q) if not a <= x <= b]
-        if outside:
+        if outside and self._stops is not None:
+            worse(DiagnosticStatus.WARN, f"in the end stop (URDF limit): {outside}")
+        elif outside:
             worse(DiagnosticStatus.WARN, f"beyond the URDF limits (not enforced): {outside}")
         eta_f, eta_b = self.arm.efficiencies
         kv = [("simulated time [s]", f"{self.steps * self.h:.4f}"), ("steps", str(self.steps)),
               ("sigma_max(P)", f"{smax:.6g}"), ("sigma_max(P) at start", f"{self._smax0:.6g}"),
-              ("well posed", str(bool(well and smax < 1.0))),
+              ("well posed", str(bool(well))),
               ("ill-posed steps", str(self.arm.ill_posed_steps)),
               ("unconverged steps", str(self.arm.unconverged_steps)),
               ("failed steps", str(self._step_errors)),
@@ -269,7 +301,7 @@ class TransmissionSim(Node):
             kv += [(f"{j} gamma_u", f"{self.arm.gamma_u[i]:.6g}"),
                    (f"{j} gamma_v", f"{self.arm.gamma_v[i]:.6g}"),
                    (f"{j} eta_f", f"{eta_f[i]:.6g}"), (f"{j} eta_b", f"{eta_b[i]:.6g}"),
-                   (f"{j} rho_hat", f"{self._rho0[i]:.6g}"),
+                   (f"{j} rho_hat", f"{rho[i]:.6g}"),
                    (f"{j} backdrivable", str(bool(self.arm.backdrivable[i]))),
                    (f"{j} stuck", str(bool(st.stuck[i]))),
                    (f"{j} position [rad]", f"{q[i]:+.6f}")]

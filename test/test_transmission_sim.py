@@ -88,19 +88,34 @@ def test_backdrivable_arm_moves_like_the_frictionless_one_in_direction(make):
     assert np.all(pos[-1] > 1e-3) and np.isfinite(pos).all()
 
 
-def test_wrench_in_ee_frame_equals_the_rotated_world_wrench(make):
-    a = make(gamma_v=[0.3], rotor_inertia=[1.0], ee_frame="ee")
-    b = make(gamma_v=[0.3], rotor_inertia=[1.0], ee_frame="ee")
-    a.arm.reset(q0=[0.4, 0.7])
-    b.arm.reset(q0=[0.4, 0.7])
-    _, R = a.arm.dynamics.ee_pose(a.arm.q)  # EE axes rotated by q1 + q2 about z
-    f_ee = np.array([3.0, -2.0, 0.0])
+def test_ee_frame_wrench_follows_the_end_effector(make):
+    # joint1 self-locking (held exactly), joint2 backdrivable: joint2 alone turns link2 (1 kg at
+    # 1 m, no gravity) with constant inertia 1 + m and no centrifugal term (q1' = 0). A force F
+    # along the EE's y axis stays perpendicular to link2 as it turns (a follower force): joint2's
+    # load F * 1 m is constant, so the gear (constant efficiency under a constant load) gives a
+    # constant acceleration: the second differences of q2 are equal to rounding. The same force
+    # fixed in world axes (R(q0) f) loses its moment arm as cos(q2 - q2(0)).
+    params = dict(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0], ee_frame="ee")
+    a, b = make(**params), make(**params)
+    for n in (a, b):
+        n.arm.reset(q0=[0.4, 0.7])
+    _, R = a.arm.dynamics.ee_pose(a.arm.q)
+    f_ee = np.array([0.0, 30.0, 0.0])
     a._on_wrench(_wrench(*f_ee, frame="ee"))
     b._on_wrench(_wrench(*(R @ f_ee), frame="world"))
-    pa, _ = _run(a, 100)
-    pb, _ = _run(b, 100)
-    np.testing.assert_allclose(pa, pb, rtol=0, atol=1e-12)  # same physics, rounding only
-    assert np.abs(pa[-1] - [0.4, 0.7]).max() > 1e-4  # and the wrench did move the arm
+    pa, _ = _run(a, 300)
+    pb, _ = _run(b, 300)
+    assert np.all(pa[:, 0] == 0.4) and np.all(pb[:, 0] == 0.4)  # self-locking joint1 held
+    acc_a = np.diff(pa[:, 1], 2)
+    acc_b = np.diff(pb[:, 1], 2)
+    turned = pa[-1, 1] - 0.7
+    assert turned > 0.3  # link2 turned far enough for the two wrenches to differ clearly
+    # follower: constant acceleration (relative spread: rounding of q ~ 1e-16 / (h^2 a) ~ 1e-10)
+    assert np.ptp(acc_a) < 1e-6 * acc_a.mean()
+    # world-fixed: the moment arm shrinks with the turn; at the end the acceleration is
+    # cos(q2 - q2(0)) of the initial one (to the discretisation: q2 moves 1e-3 rad per step)
+    np.testing.assert_allclose(acc_b[-1] / acc_b[0], np.cos(pb[-2, 1] - 0.7), rtol=5e-3)
+    assert acc_b[-1] < 0.95 * acc_a[-1]
 
 
 def test_nan_command_and_bad_wrench_rejected_no_nan_in_joint_states(make):
@@ -147,6 +162,8 @@ def test_command_timeout_in_simulated_time(make):
     (["-p", "gamma_v:=[0.1, 0.2, 0.3]"], "gamma_v"),
     (["-p", "eta_f:=[0.5]"], "eta_b"),
     (["-p", "ee_frame:=nowhere"], "ee_frame"),
+    (["-p", "initial_positions:=[0.0, 4.0]"], "initial_positions"),
+    (["-p", "initial_positions:=[0.0]"], "initial_positions"),
 ])
 def test_bad_parameters_exit_1_naming_the_parameter(args, field):
     r = subprocess.run([sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
@@ -206,3 +223,76 @@ def test_launch_file_runs_sim_and_renderer_to_the_duration(tmp_path):
     assert r.returncode == 0, out
     assert "stopped after 1000 steps" in out and "friction_renderer" in out
     assert "bad parameters" not in out
+
+
+def test_end_stop_stops_a_driven_joint_at_its_urdf_limit(make):
+    # joint2 (backdrivable, gamma_v 0.3) driven by 20 N m from q2 = 3.0 into its URDF limit
+    # 3.1416. The stop (fric_core.arm.EndStops: omega = 0.3/h, critically damped on the joint's
+    # effective inertia m_e at the final pose) must stop it: the overshoot of a critically damped stop hit at
+    # speed v_i is at most v_i / (omega e) < v_i / omega. At rest the gear is stuck, and static
+    # friction (23) holds any stop torque between eta_f * 20 and 20 / eta_b N m (the stop cannot
+    # back-drive the actuator below that): the resting penetration is at most 20 / (eta_b K).
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0],
+                initial_positions=[0.0, 3.0], command_timeout=10.0)
+    upper = node.arm.dynamics.upper[1]
+    omega = node._stops.omega
+    node._on_command(Float64MultiArray(data=[0.0, 20.0]))
+    pos, vel = _run(node, 1500)
+    K = node._stops.stiffness(node.arm.effective_inertia)[1]
+    hit = int(np.argmax(pos[:, 1] > upper))
+    assert hit > 0
+    v_impact = vel[hit - 1, 1]
+    eta_b = node.arm.efficiencies[1][1]
+    assert pos[:, 1].max() - upper < v_impact / omega + 20.0 / (eta_b * K)
+    assert 0.0 < pos[-1, 1] - upper <= 20.0 / (eta_b * K) * (1 + 1e-9)  # resting in the stop
+    assert abs(vel[-1, 1]) < 1e-6
+    assert "end stop" in _diag(node)[1]
+
+
+def test_self_locking_joint_stays_jammed_in_its_end_stop(make):
+    # joint1 self-locking (gamma_v 1.2 >= 1) but forward-drivable: its actuator drives it into the
+    # stop; released, the stop's push-back is a load from the arm side, which a self-locking gear
+    # holds (a worm gear jammed against a hard stop stays jammed): q1 must not move at all.
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0],
+                initial_positions=[3.0, 0.0], command_timeout=0.5)
+    upper = node.arm.dynamics.upper[0]
+    node._on_command(Float64MultiArray(data=[20.0, 0.0]))
+    pos, vel = _run(node, 500)  # 0.5 s of command: reaches the stop (by 0.15 s) and rests
+    assert pos[-1, 0] > upper
+    _run(node, 10)  # the command times out: zero actuator torque
+    pos, vel = _run(node, 500)
+    assert np.all(vel[:, 0] == 0.0) and np.all(pos[:, 0] == pos[0, 0]) and pos[0, 0] > upper
+
+
+def test_limits_not_enforced_are_only_reported(make):
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0],
+                initial_positions=[0.0, 3.0], command_timeout=10.0, enforce_joint_limits=False)
+    node._on_command(Float64MultiArray(data=[0.0, 20.0]))
+    pos, _ = _run(node, 1000)
+    assert pos[-1, 1] > node.arm.dynamics.upper[1] + 0.1  # passes the limit freely
+    assert "not enforced" in _diag(node)[1]
+
+
+def test_joint_states_stamps_are_simulated_time_exactly_h_apart(make):
+    node = make(gamma_v=[0.3], rotor_inertia=[1.0])
+    stamps = []
+    for _ in range(50):
+        node.step_once()
+        st = node._js.header.stamp
+        stamps.append(st.sec * 1_000_000_000 + st.nanosec)
+    assert set(np.diff(stamps).tolist()) == {1_000_000}  # 1 ms to the nanosecond
+
+
+def test_well_posedness_diagnostics_follow_the_pose(make):
+    # P (52) depends on q through M(q): folding the planar arm (q2 from 0 to 2.5 rad) lowers
+    # M_11 from 5 to about 1.4 kg m^2, so sigma_max(P) and rho_hat of joint1 change; the
+    # diagnostics must report the current pose, not the start.
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0])
+    start = _diag(node)[2]
+    node.arm.set_state([0.0, 2.5], [0.0, 0.0])
+    now = _diag(node)[2]
+    from fric_interfaces.transmission_params import well_posedness
+    smax, rho = well_posedness(node.arm, np.array([0.0, 2.5]))
+    assert float(now["sigma_max(P)"]) == pytest.approx(smax, rel=1e-5)
+    assert float(now["joint1 rho_hat"]) == pytest.approx(rho[0], rel=1e-5)
+    assert abs(float(now["joint1 rho_hat"]) - float(start["joint1 rho_hat"])) > 0.1
