@@ -9,8 +9,9 @@ algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-
   wrench turns with the end effector (it is rotated to world axes at every step);
 * publishes ``joint_states`` (position, velocity, effort = the commanded τ_u applied) after every
   internal step h = 1/``rate``, stamped with the simulated time (the wall-clock time at start
-  plus steps × h: the stamps are exactly h apart in both sync modes); ``~/markers`` (the end-effector force as an arrow, each joint a
-  sphere: red stuck in static friction (velocity exactly 0), green slipping) and
+  plus steps × h: the stamps are exactly h apart in both sync modes); ``~/markers`` (the arm as
+  a line through its joints to the end effector, the end-effector force as an arrow, each joint
+  a sphere: red stuck in static friction (velocity exactly 0), green slipping) and
   ``/diagnostics`` (well-posedness σ_max(P) (57) and per-joint ρ̂ (29) at the current pose,
   stuck joints, joints in their end stops, rejected inputs, solver failures).
 
@@ -218,6 +219,10 @@ class TransmissionSim(Node):
 
     # -- housekeeping -------------------------------------------------------------------------
     def _publish_markers(self) -> None:
+        self._marker_pub.publish(self.markers())
+
+    def markers(self) -> MarkerArray:
+        """The arm, the end-effector force and the joints' stuck/slipping state for RViz."""
         dyn, q = self.arm.dynamics, self.arm.q
         stamp = self.get_clock().now().to_msg()
         frame = self.values["marker_frame"]
@@ -236,6 +241,18 @@ class TransmissionSim(Node):
         arrow.pose.orientation.w = 1.0
         out.markers.append(arrow)
         stuck = self.arm.state.stuck
+        links = Marker(type=Marker.LINE_STRIP, action=Marker.ADD, ns="links", id=0,
+                       lifetime=life)
+        links.header.frame_id, links.header.stamp = frame, stamp
+        links.pose.orientation.w = 1.0
+        links.scale.x = 0.02
+        links.color = ColorRGBA(r=0.7, g=0.7, b=0.75, a=1.0)
+        links.points = [Point()]  # the base (world origin)
+        for j in self.joint_names:
+            o = dyn.data.oMi[dyn.model.getJointId(j)].translation
+            links.points.append(Point(x=float(o[0]), y=float(o[1]), z=float(o[2])))
+        links.points.append(Point(x=float(p[0]), y=float(p[1]), z=float(p[2])))
+        out.markers.append(links)
         for i, j in enumerate(self.joint_names):
             origin = dyn.data.oMi[dyn.model.getJointId(j)].translation
             s = Marker(type=Marker.SPHERE, action=Marker.ADD, ns="joint_stuck", id=i,
@@ -247,7 +264,7 @@ class TransmissionSim(Node):
             s.color = (ColorRGBA(r=0.9, g=0.1, b=0.1, a=0.9) if stuck[i]
                        else ColorRGBA(r=0.1, g=0.8, b=0.1, a=0.9))
             out.markers.append(s)
-        self._marker_pub.publish(out)
+        return out
 
     def diagnostic_status(self) -> DiagnosticStatus:
         """The node's status: well-posedness, stuck joints, rejected inputs, step failures."""

@@ -296,3 +296,36 @@ def test_well_posedness_diagnostics_follow_the_pose(make):
     assert float(now["sigma_max(P)"]) == pytest.approx(smax, rel=1e-5)
     assert float(now["joint1 rho_hat"]) == pytest.approx(rho[0], rel=1e-5)
     assert abs(float(now["joint1 rho_hat"]) - float(start["joint1 rho_hat"])) > 0.1
+
+
+def test_markers_draw_the_arm_and_colour_stuck_joints(make):
+    node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0],
+                initial_positions=[0.5, 0.5])
+    node._on_wrench(_wrench(fy=10.0))
+    _run(node, 50)
+    ms = {(m.ns, m.id): m for m in node.markers().markers}
+    line = ms[("links", 0)].points
+    p_ee, _ = node.arm.dynamics.ee_pose(node.arm.q)
+    # base, joint1 (origin), joint2 at 1 m along link1, end effector at 1 m along link2
+    assert (line[2].x, line[2].y) == pytest.approx((math.cos(0.5), math.sin(0.5)), abs=1e-12)
+    assert (line[-1].x, line[-1].y) == pytest.approx(tuple(p_ee[:2]), abs=1e-12)
+    assert ms[("joint_stuck", 0)].color.r > 0.5  # self-locking joint1 held: red
+    assert ms[("joint_stuck", 1)].color.g > 0.5  # joint2 yields: green
+    assert ms[("ee_force", 0)].points[1].y > ms[("ee_force", 0)].points[0].y  # arrow along +y
+
+
+def test_arm_rviz_config_shows_the_sim_markers_in_its_marker_frame():
+    import yaml
+    from pathlib import Path
+
+    share = Path(__file__).parent.parent
+    cfg = yaml.safe_load((share / "config" / "arm.rviz").read_text())
+    vm = cfg["Visualization Manager"]
+    topics = [d["Topic"]["Value"] for d in vm["Displays"]
+              if d["Class"] == "rviz_default_plugins/MarkerArray"]
+    assert topics == ["/transmission_sim/markers"]
+    params = yaml.safe_load((share / "config" / "arm_transmission.yaml").read_text())
+    assert vm["Global Options"]["Fixed Frame"] == \
+        params["transmission_sim"]["ros__parameters"]["marker_frame"]
+    launch = (share / "launch" / "arm_transmission.launch.xml").read_text()
+    assert "config/arm.rviz" in launch
