@@ -23,9 +23,11 @@ and slip), instrumented by a subclass that timestamps its publish and its comman
 Lost cycles are split by cause: "late tick" when the stage published state k+1 less than 0.8
 period after state k (the stage itself woke late, shrinking the window), else the answer was late.
 
-Baseline first: a bare 1 kHz sleep loop (no ROS) in a child process, normal and SCHED_FIFO on
-one CPU: how often this machine wakes a thread more than 0.5 / 1 ms late. That is the floor any
-1 kHz loop here sits on; a lost cycle needs the answer later than about 0.75 ms.
+Baseline first, no ROS, each in a child process: a bare 1 kHz sleep loop, normal and SCHED_FIFO
+on one CPU (how often this machine wakes a thread more than 0.5 / 1 ms late), and a bare spin
+loop reading the clock with no system call at all, pinned to one CPU (how often the CPU is taken
+away from a running thread for more than 0.5 / 1 ms: interrupts, the hypervisor). That is the
+floor any 1 kHz loop here sits on; a lost cycle needs the answer later than about 0.75 ms.
 
 Targets for this 2-core machine: 1 kHz sustained, 0 lost cycles, p99 < 1 ms. Nothing asserts.
 Run: ``make bench`` or ``.venv/bin/python bench/loop_latency.py [--duration S] [--quick]``.
@@ -113,6 +115,34 @@ late = np.array(late) * 1e-6
 print(len(late), int((late > 0.5).sum()), int((late > 1.0).sum()), float(late.max()),
       "; ".join(problems))
 """
+
+
+_SPIN = """
+import os, sys, time
+dur, cpu = float(sys.argv[1]), int(sys.argv[2])
+os.sched_setaffinity(0, {cpu})
+now = time.monotonic_ns
+last = t0 = now()
+end = t0 + int(dur * 1e9)
+g05 = g1 = 0
+worst = 0
+while last < end:
+    t = now()
+    g = t - last
+    if g > 500_000:
+        g05 += 1
+        g1 += g > 1_000_000
+        worst = max(worst, g)
+    last = t
+print(g05, g1, worst * 1e-6)
+"""
+
+
+def spin_baseline(duration: float, cpu: int) -> dict:
+    """A bare spin loop pinned to ``cpu``: gaps between clock reads over 0.5 / 1 ms."""
+    out = subprocess.run([sys.executable, "-c", _SPIN, str(duration), str(cpu)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return {"gap05": int(out[0]), "gap1": int(out[1]), "max": float(out[2])}
 
 
 def baseline(duration: float, priority: int, cpu: int) -> dict:
@@ -245,6 +275,10 @@ def main(argv=None) -> int:
     for name, b in base:
         print(f"    {name:38s} {b['cycles']:6d} cycles, {b['late05']:4d} woke > 0.5 ms late, "
               f"{b['late1']:4d} > 1 ms, max {b['max']:.2f} ms {b['problems']}")
+    sp = spin_baseline(dur, _CPUS[-1])
+    print(f"  baseline: bare spin loop on CPU {_CPUS[-1]}, normal scheduling, no system calls: "
+          f"{sp['gap05']} gaps > 0.5 ms, {sp['gap1']} > 1 ms, max {sp['max']:.2f} ms "
+          "(the CPU taken away from a running thread)")
     rows = [("separate processes (events executors)", separate(dur, args.rate)),
             ("composed, one EventsExecutor", composed(dur, args.rate, "events")),
             ("composed, one SingleThreadedExecutor", composed(dur, args.rate, "single"))]
