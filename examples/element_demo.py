@@ -1,4 +1,4 @@
-"""fric demo: reproduce the paper figures of Kikuuwe et al. 2006 and check them (`make demo`).
+"""fric demo: reproduce the papers' figures and check them (`make demo`).
 
 Runs, in order,
 
@@ -7,6 +7,10 @@ Runs, in order,
 * ``fig13_14_models_b_d.py`` — models B and D vs their composite alternatives (Figs. 12-14);
 * ``drift_comparison.py``   — models A, C, D vs Karnopp, LuGre and Dahl under a sub-breakaway
   oscillating force (needs ``fric_core.baselines`` and ``fric_core.coupling``);
+* ``fig09_transmission_rod.py`` — paper 004 Sec. 6.1, Fig. 9: a geared rod pushing a stiff
+  contact, γ_v from backdrivable to self-locking;
+* ``fig11_12_transmission_arm.py`` — paper 004 Sec. 6.2, Figs. 11–12: the 2-DOF geared arm
+  against a moving wall;
 
 prints every check, then a summary table and where the PNGs are. Exit status 0 iff every check
 passes.
@@ -23,7 +27,8 @@ from pathlib import Path
 
 from _plotting import parse_args
 
-SCRIPTS = ["fig06_07_model_a", "fig11_two_masses", "fig13_14_models_b_d", "drift_comparison"]
+SCRIPTS = ["fig06_07_model_a", "fig11_two_masses", "fig13_14_models_b_d", "drift_comparison",
+           "fig09_transmission_rod", "fig11_12_transmission_arm"]
 
 
 def _drift_available() -> bool:
@@ -56,19 +61,19 @@ def main(argv=None) -> int:
         print()
 
     print("=" * 78)
-    print(f"{'script':<22} {'checks':>9} {'time':>7}  result")
+    print(f"{'script':<28} {'checks':>9} {'time':>7}  result")
     print("-" * 78)
     ok_all = True
     for name, passed, total, sec, pngs, note in rows:
         ok = passed == total and not note.startswith(("missing", "raised"))
         ok_all &= ok
         res = "skipped" if note.startswith("skipped") else ("PASS" if ok else "FAIL")
-        print(f"{name:<22} {passed:>4}/{total:<4} {sec:6.1f}s  {res}" + (f"  ({note})" if note
+        print(f"{name:<28} {passed:>4}/{total:<4} {sec:6.1f}s  {res}" + (f"  ({note})" if note
                                                                            else ""))
         for p in pngs:
-            print(f"{'':<22} {'':>9} {'':>7}  {p}")
+            print(f"{'':<28} {'':>9} {'':>7}  {p}")
     print("-" * 78)
-    print(f"{'all':<22} {sum(r[1] for r in rows):>4}/{sum(r[2] for r in rows):<4} "
+    print(f"{'all':<28} {sum(r[1] for r in rows):>4}/{sum(r[2] for r in rows):<4} "
           f"{time.perf_counter() - t_all:6.1f}s  {'PASS' if ok_all else 'FAIL'}")
     print(f"PNGs in {Path(args.out).resolve()}")
     return 0 if ok_all else 1

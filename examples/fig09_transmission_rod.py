@@ -125,7 +125,7 @@ def plot(results: dict, out) -> object:
     return savefig(fig, out, "fig09_transmission_rod.png")
 
 
-def run(out) -> Checks:
+def run(out, quick: bool = False) -> Checks:
     chk = Checks("Fig. 9 (paper 004, Sec. 6.1): 1-DOF transmission, rod against a contact")
     results = {gv: simulate(gv) for gv in GAMMA_VS}
     for gv, r in results.items():

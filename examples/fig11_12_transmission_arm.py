@@ -171,7 +171,7 @@ def plot(runs: dict, gvs, name: str, title: str, out) -> object:
     return savefig(fig, out, name)
 
 
-def run(out) -> Checks:
+def run(out, quick: bool = False) -> Checks:
     chk = Checks("Figs. 11-12 (paper 004, Sec. 6.2): 2-link geared arm against a moving wall")
     dyn = UrdfDynamics("planar_2link", gravity=(0.0, 0.0, 0.0))
     runs = {gv: simulate(dyn, gv) for gv in FIG11 + FIG12}
