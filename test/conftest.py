@@ -4,6 +4,18 @@
 # import time, before any test imports rclpy; subprocesses started by tests inherit os.environ.
 import os
 
+import pytest
+
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 100 + 1)
 os.environ['MPLBACKEND'] = 'Agg'
+
+
+@pytest.fixture(scope="module")
+def ros():
+    """rclpy initialised for the tests of one module (node tests build nodes in-process)."""
+    import rclpy
+
+    rclpy.init()
+    yield
+    rclpy.shutdown()

@@ -75,13 +75,6 @@ def test_excitation_checked_against_the_travel_naming_the_field():
         validate(_values(cycles=0.0))
 
 
-@pytest.fixture(scope="module")
-def ros():
-    rclpy.init()
-    yield
-    rclpy.shutdown()
-
-
 @pytest.fixture
 def make(ros):
     nodes = []

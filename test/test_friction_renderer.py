@@ -41,13 +41,6 @@ DT_NS = 1_000_000
 K, B, F, DT = 6000.0, 10.0, 4.0, 0.001
 
 
-@pytest.fixture(scope="module")
-def ros():
-    rclpy.init()
-    yield
-    rclpy.shutdown()
-
-
 @pytest.fixture
 def make(ros):
     nodes = []

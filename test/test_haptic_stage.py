@@ -43,13 +43,6 @@ RELIABLE = QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE)
 FRICTIONLESS = dict(carriage_friction=False, force_noise=0.0, accel_noise=0.0)
 
 
-@pytest.fixture(scope="module")
-def ros():
-    rclpy.init()
-    yield
-    rclpy.shutdown()
-
-
 class Peer:
     """Test peer: records joint_states, wrench, hand force, diagnostics; publishes commands;
     optionally answers each state with ``controller(position, velocity) -> effort``."""

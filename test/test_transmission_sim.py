@@ -9,7 +9,6 @@ import sys
 
 import numpy as np
 import pytest
-import rclpy
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
 from rclpy.parameter import Parameter
@@ -18,13 +17,6 @@ from std_msgs.msg import Float64MultiArray
 from fric_nodes.transmission_sim import TransmissionSim
 
 STEPS = 300  # 0.3 s at 1 kHz: a backdrivable joint under 10 N at 2 m moves by > 1e-2 rad
-
-
-@pytest.fixture(scope="module")
-def ros():
-    rclpy.init()
-    yield
-    rclpy.shutdown()
 
 
 @pytest.fixture
