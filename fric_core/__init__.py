@@ -17,6 +17,8 @@ Modules:
     arm_dynamics  M(q), h(q, q̇), J(q) from a URDF with Pinocchio (the only module importing it)
     identification_io      recorded runs (CSV, rosbag2) in; renderer parameters/YAML out
     identification_report  paper 003's figures and the estimates table of a run
+    planar        planar friction of paper 002: distributed and reduced LuGre with limit surfaces,
+                  planar Elasto-Plastic, contact surfaces (subpackage fric_core.planar)
 """
 
 __version__ = "0.1.0"
