@@ -161,19 +161,28 @@ class EllipsoidLimitSurface:
     def h(self, twist) -> np.ndarray:
         """Normalised limit-surface wrench h(r, v) (31) under the ellipsoid approximation."""
         t = as_twists(twist)
-        out = np.empty_like(t)
-        self.h_into(t[:, 0], t[:, 1], t[:, 2], out)
-        return out[0] if np.ndim(twist) == 1 else out
+        out = np.empty((3, t.shape[0]))
+        tc = np.ascontiguousarray(t.T)
+        self.h_into(tc[0], tc[1], tc[2], out)
+        return out[:, 0] if np.ndim(twist) == 1 else out.T.copy()
 
     def h_into(self, vx, vy, om, out: np.ndarray) -> np.ndarray:
-        """h for 1-D component arrays, written into ``out`` (m, 3); h = 0 at zero twist."""
+        """h for 1-D component arrays, written into ``out`` (3, m); h = 0 at zero twist."""
         r = self.radius
         n = np.sqrt(vx * vx + vy * vy + (r * om) ** 2)
         inv = np.divide(-1.0, n, out=np.zeros_like(n), where=n > 0)
-        out[:, 0] = vx * inv
-        out[:, 1] = vy * inv
-        out[:, 2] = (r * om) * inv
+        np.multiply(vx, inv, out=out[0])
+        np.multiply(vy, inv, out=out[1])
+        np.multiply(om, r * inv, out=out[2])
         return out
+
+    def h_scalar(self, vx: float, vy: float, om: float) -> tuple:
+        """h for one twist in plain floats; (0, 0, 0) at zero twist."""
+        rom = self.radius * om
+        n = math.sqrt(vx * vx + vy * vy + rom * rom)
+        if n == 0.0:
+            return (0.0, 0.0, 0.0)
+        return (-vx / n, -vy / n, -rom / n)
 
 
 class LimitSurfaceTable:
@@ -201,7 +210,15 @@ class LimitSurfaceTable:
         if self.n_ls < 2:
             raise ValueError(f"n_ls: resolution must be >= 2, got {self.n_ls}")
         self.nodes = nodes
-        self._flat = np.ascontiguousarray(nodes.reshape(-1, 3))
+        # per-cell bilinear coefficients (43): h = A + Δθ B + Δϕ (C + Δθ D), cells (i_θ, i_ϕ)
+        t00 = nodes[:, :-1]
+        t10 = np.roll(nodes, -1, axis=0)[:, :-1]
+        t01 = nodes[:, 1:]
+        t11 = np.roll(nodes, -1, axis=0)[:, 1:]
+        coef = np.concatenate([t00, t10 - t00, t01 - t00, t11 - t10 - t01 + t00], axis=2)
+        coef = coef.reshape(-1, 12)
+        self._coef_t = np.ascontiguousarray(coef.T)                 # (12, cells): rows gather fast
+        self._coef_list = [tuple(row) for row in coef.tolist()]
         self.radius = param("radius", radius, minimum=0.0, strict=True, allow_array=False)
         self.radius_sampled = param("radius_sampled", radius_sampled, minimum=0.0, strict=True,
                                     allow_array=False)
@@ -249,35 +266,64 @@ class LimitSurfaceTable:
     def h(self, twist) -> np.ndarray:
         """Normalised limit-surface wrench h(r, v) (31) by bilinear table look-up (43)."""
         t = as_twists(twist)
-        out = np.empty_like(t)
-        self.h_into(t[:, 0], t[:, 1], t[:, 2], out)
-        return out[0] if np.ndim(twist) == 1 else out
+        out = np.empty((3, t.shape[0]))
+        tc = np.ascontiguousarray(t.T)
+        self.h_into(tc[0], tc[1], tc[2], out)
+        return out[:, 0] if np.ndim(twist) == 1 else out.T.copy()
 
     def h_into(self, vx, vy, om, out: np.ndarray) -> np.ndarray:
-        """(37)–(44) for 1-D component arrays, written into ``out`` (m, 3)."""
+        """(37)–(44) for contiguous 1-D component arrays, written into ``out`` of shape (3, m)
+        (component-major, so every operation runs on contiguous rows).
+
+        θ of (37) is taken as the angle of sgn_p(ω)·v_t (the same as adding π for ω < 0), and the
+        bilinear form (43) is evaluated as A + Δi_θ B + Δi_ϕ (C + Δi_θ D) with per-cell
+        coefficients gathered in one ``take``."""
         n = self.n_ls
         scale = 2.0 * n / math.pi
-        neg = om < 0
-        th = np.arctan2(vy, vx)
-        th += np.where(neg, math.pi, 0.0)
-        th %= 2.0 * math.pi                                        # [0, 2π)
+        sgn = np.where(om < 0, -1.0, 1.0)
+        th = np.arctan2(vy * sgn, vx * sgn)                       # (−π, π]
+        th += np.less(th, 0.0) * (2.0 * math.pi)                  # [0, 2π)
         th *= scale
-        ph = np.arctan2(np.hypot(vx, vy), self.radius * np.abs(om))
+        vt = vx * vx
+        vt += vy * vy
+        np.sqrt(vt, out=vt)
+        ph = np.arctan2(vt, self.radius * np.abs(om))
         ph *= scale
-        ith = np.minimum(th.astype(np.intp), 4 * n - 1)
-        iph = np.minimum(ph.astype(np.intp), n - 1)
+        ith = th.astype(np.intp)
+        np.minimum(ith, 4 * n - 1, out=ith)
+        iph = ph.astype(np.intp)
+        np.minimum(iph, n - 1, out=iph)
+        th -= ith                                                 # Δi_θ (41)
+        ph -= iph                                                 # Δi_ϕ (42)
+        ith *= n
+        ith += iph
+        G = np.take(self._coef_t, ith, axis=1)                    # (12, m)
+        for j in range(3):
+            o = out[j]
+            np.multiply(G[9 + j], th, out=o)
+            o += G[6 + j]
+            o *= ph
+            o += G[j]
+            G[3 + j] *= th
+            o += G[3 + j]
+            o *= sgn                                              # sgn_p(ω) (44)
+        return out
+
+    def h_scalar(self, vx: float, vy: float, om: float) -> tuple:
+        """h(r, v) (43) for one twist, in plain Python floats (single-contact hot path)."""
+        n = self.n_ls
+        scale = 2.0 * n / math.pi
+        sg = -1.0 if om < 0 else 1.0
+        th = math.atan2(vy * sg, vx * sg)
+        if th < 0.0:
+            th += 2.0 * math.pi
+        th *= scale
+        ph = math.atan2(math.sqrt(vx * vx + vy * vy), self.radius * abs(om)) * scale
+        ith = min(int(th), 4 * n - 1)
+        iph = min(int(ph), n - 1)
         dth = th - ith
         dph = ph - iph
-        i00 = ith * (n + 1) + iph
-        i10 = ((ith + 1) % (4 * n)) * (n + 1) + iph
-        T = self._flat
-        a = ((1 - dth) * (1 - dph))[:, None]
-        b = (dth * (1 - dph))[:, None]
-        c = ((1 - dth) * dph)[:, None]
-        d = (dth * dph)[:, None]
-        np.multiply(a, T[i00], out=out)
-        out += b * T[i10]
-        out += c * T[i00 + 1]
-        out += d * T[i10 + 1]
-        out *= np.where(neg, -1.0, 1.0)[:, None]
-        return out
+        a0, a1, a2, b0, b1, b2, c0, c1, c2, d0, d1, d2 = self._coef_list[ith * n + iph]
+        return (sg * (a0 + dth * b0 + dph * (c0 + dth * d0)),
+                sg * (a1 + dth * b1 + dph * (c1 + dth * d1)),
+                sg * (a2 + dth * b2 + dph * (c2 + dth * d2)))

@@ -72,10 +72,9 @@ class ReducedLuGre:
         self.elasto_plastic = bool(elasto_plastic)
         self.n_contacts = m
         self.limit_surface = limit_surface
-        self.z = np.zeros((m, 3))
-        self._h = np.empty((m, 3))
-        self._u = np.empty((m, 3))
-        self._q = np.empty((m, 3))
+        self._zc = np.zeros((3, m))              # component-major bristle state
+        self._h = np.empty((3, m))
+        self._u = np.empty((3, m))
         self.set_normal_force(normal_force)
 
     # --- configuration ---------------------------------------------------------------------
@@ -85,7 +84,8 @@ class ReducedLuGre:
         if isinstance(fn, np.ndarray) and fn.size != self.n_contacts:
             raise ValueError(f"normal_force: has {fn.size} entries for {self.n_contacts} contacts")
         self.normal_force = fn
-        self._fn_col = fn[:, None] if isinstance(fn, np.ndarray) else fn
+        self._neg_fn = -fn
+        self._fn0 = float(np.ravel(fn)[0])
 
     def set_limit_surface(self, limit_surface: LimitSurfaceLike) -> None:
         """Swap the limit surface (e.g. ``table.rescaled(s)`` when a Hertz-like contact grows,
@@ -94,9 +94,14 @@ class ReducedLuGre:
             raise ValueError("limit_surface: expected a LimitSurfaceTable or EllipsoidLimitSurface")
         self.limit_surface = limit_surface
 
+    @property
+    def z(self) -> np.ndarray:
+        """Bristle deflections (m, 3) [m, m, m²] (a writable view of the internal state)."""
+        return self._zc.T
+
     def reset(self) -> None:
         """Zero bristle deflections."""
-        self.z[...] = 0.0
+        self._zc[...] = 0.0
 
     @property
     def state(self) -> np.ndarray:
@@ -112,42 +117,54 @@ class ReducedLuGre:
 
     # --- kernels ---------------------------------------------------------------------------
     def _twists(self, twist) -> np.ndarray:
+        """Validated twists, component-major (3, m)."""
         t = as_twists(twist)
         if t.shape[0] != self.n_contacts:
             raise ValueError(f"twist: {t.shape[0]} twists for {self.n_contacts} contacts")
-        return t
+        return np.ascontiguousarray(t.T)
 
-    def _rates(self, t: np.ndarray, z: np.ndarray):
-        """w‖v_S‖ (into self._u), a = β σ0‖v_S‖/g (≥ tiny), and S v_S components."""
+    def _rates(self, tc: np.ndarray, zc: np.ndarray):
+        """For component-major twists tc (3, m) and states zc (3, m): u = w‖v_S‖ = −S h ‖v_S‖
+        (into self._u, (3, m)) and a = β σ0‖v_S‖/g(‖v_S‖) (≥ tiny)."""
         p, ls = self.params, self.limit_surface
         r = ls.radius
-        vx, vy, om = t[:, 0], t[:, 1], t[:, 2]
+        vx, vy, om = tc[0], tc[1], tc[2]
         h = ls.h_into(vx, vy, om, self._h)
-        rom = r * om
-        n = np.sqrt(vx * vx + vy * vy + rom * rom)                 # ‖v_S‖
+        n = om * r
+        n *= n
+        n += vx * vx
+        n += vy * vy
+        np.sqrt(n, out=n)                                           # ‖v_S‖
         u = self._u
-        np.multiply(h, n[:, None], out=u)
+        np.multiply(h, n, out=u)
         u *= -1.0
-        u[:, 2] *= r                                                # w‖v_S‖ = −S h ‖v_S‖
+        u[2] *= r                                                   # w‖v_S‖ = −S h ‖v_S‖
         if p.mu_s == p.mu_c:
+            a = n * (p.sigma0 / p.mu_c)
             g = p.mu_c
         else:
-            x = n * (1.0 / p.v_s)
-            x = x * x if p.gamma == 2.0 else np.power(x, p.gamma)
-            g = p.mu_c + (p.mu_s - p.mu_c) * np.exp(-x)
-        a = n * (p.sigma0 / g) if np.ndim(g) == 0 else np.multiply(n, p.sigma0) / g
+            g = n * (1.0 / p.v_s)
+            if p.gamma == 2.0:
+                g *= g
+            else:
+                np.power(g, p.gamma, out=g)
+            np.negative(g, out=g)
+            np.exp(g, out=g)
+            g *= p.mu_s - p.mu_c
+            g += p.mu_c
+            a = n * p.sigma0
+            a /= g
         if self.elasto_plastic:
-            a *= self._beta(z, h, n, g, r)
+            a *= self._beta(zc, h, n, g, r)
         np.maximum(a, _TINY, out=a)
         return u, a
 
-    def _beta(self, z, h, n, g, r) -> np.ndarray:
+    def _beta(self, zc, h, n, g, r) -> np.ndarray:
         """β(S⁻¹z, −h‖v_S‖) of (34) with (16)–(18); z_max = ‖S⁻¹z*‖ = ‖h‖ g/σ0."""
         p = self.params
-        zs = z.copy()
-        zs[:, 2] /= r
-        zn = np.sqrt(np.einsum("ij,ij->i", zs, zs))
-        hn = np.sqrt(np.einsum("ij,ij->i", h, h))
+        zt = zc[2] / r
+        zn = np.sqrt(zc[0] * zc[0] + zc[1] * zc[1] + zt * zt)
+        hn = np.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
         zmax = hn * (np.asarray(g) / p.sigma0)
         span = zmax * (1.0 - p.s_ba)
         t = np.divide(zn - p.s_ba * zmax, span, out=np.ones_like(zn), where=span > 0)
@@ -155,67 +172,131 @@ class ReducedLuGre:
         alpha = 0.5 - 0.5 * np.cos(math.pi * t)
         # ε = (v̂ᵀẑ + 1)/2 with v ∝ −h: cos = −hᵀzs/(‖h‖‖zs‖); 1 where either vanishes
         den = zn * hn
-        cos = np.divide(-np.einsum("ij,ij->i", h, zs), den, out=np.ones_like(zn),
-                        where=(den > 0) & (n > 0))
-        return alpha * (0.5 * (cos + 1.0))
+        dot = h[0] * zc[0] + h[1] * zc[1] + h[2] * zt
+        cos = np.divide(-dot, den, out=np.ones_like(zn), where=(den > 0) & (n > 0))
+        cos += 1.0
+        cos *= 0.5
+        alpha *= cos
+        return alpha
 
-    def _wrench(self, t, z, u, a) -> np.ndarray:
-        """(28) with ż = u − a z."""
-        p, q = self.params, self._q
-        np.multiply(z, (p.sigma0 - p.sigma1 * a)[:, None], out=q)
-        q += p.sigma1 * u
+    def _wrench(self, tc, zc, u, a) -> np.ndarray:
+        """(28) with ż = u − a z: −(σ0 z + σ1 ż + σ2 U v) f_N, returned (m, 3) (a fresh array)."""
+        p = self.params
+        q = np.empty_like(zc)
+        k = a * -p.sigma1
+        k += p.sigma0
+        np.multiply(zc, k, out=q)
+        if p.sigma1:
+            q += p.sigma1 * u
         if p.sigma2:
-            q[:, :2] += p.sigma2 * t[:, :2]
-            q[:, 2] += (p.sigma2 * self.limit_surface.viscous_torque_scale) * t[:, 2]
-        q *= self._fn_col
-        return -q
+            q[0] += p.sigma2 * tc[0]
+            q[1] += p.sigma2 * tc[1]
+            q[2] += (p.sigma2 * self.limit_surface.viscous_torque_scale) * tc[2]
+        q *= self._neg_fn
+        return q.T
+
+    def _step_one(self, vx: float, vy: float, om: float) -> np.ndarray:
+        """The same update for one contact in plain floats (no array overhead)."""
+        p, ls = self.params, self.limit_surface
+        r = ls.radius
+        hx, hy, ht = ls.h_scalar(vx, vy, om)
+        rom = r * om
+        n = math.sqrt(vx * vx + vy * vy + rom * rom)
+        ux, uy, ut = -hx * n, -hy * n, -ht * n * r
+        if p.mu_s == p.mu_c:
+            g = p.mu_c
+        else:
+            x = n / p.v_s
+            g = p.mu_c + (p.mu_s - p.mu_c) * math.exp(-(x * x if p.gamma == 2.0 else x ** p.gamma))
+        a = p.sigma0 * n / g
+        zc = self._zc
+        zx, zy, zt = float(zc[0, 0]), float(zc[1, 0]), float(zc[2, 0])
+        if self.elasto_plastic:
+            a *= self._beta_one(zx, zy, zt, hx, hy, ht, n, g, r)
+        if a < _TINY:
+            a = _TINY
+        em = math.expm1(-a * self.dt)
+        c = em / a
+        e = em + 1.0
+        zx = e * zx - c * ux
+        zy = e * zy - c * uy
+        zt = e * zt - c * ut
+        zc[0, 0], zc[1, 0], zc[2, 0] = zx, zy, zt
+        k = p.sigma0 - p.sigma1 * a
+        fn = -self._fn0
+        s2 = p.sigma2
+        return np.array([(k * zx + p.sigma1 * ux + s2 * vx) * fn,
+                         (k * zy + p.sigma1 * uy + s2 * vy) * fn,
+                         (k * zt + p.sigma1 * ut + s2 * ls.viscous_torque_scale * om) * fn])
+
+    def _beta_one(self, zx, zy, zt, hx, hy, ht, n, g, r) -> float:
+        p = self.params
+        zt = zt / r
+        zn = math.sqrt(zx * zx + zy * zy + zt * zt)
+        hn = math.sqrt(hx * hx + hy * hy + ht * ht)
+        zmax = hn * g / p.sigma0
+        span = zmax * (1.0 - p.s_ba)
+        t = (zn - p.s_ba * zmax) / span if span > 0 else 1.0
+        t = min(max(t, 0.0), 1.0)
+        alpha = 0.5 - 0.5 * math.cos(math.pi * t)
+        den = zn * hn
+        cos = -(hx * zx + hy * zy + ht * zt) / den if (den > 0 and n > 0) else 1.0
+        return alpha * 0.5 * (cos + 1.0)
 
     # --- public API ------------------------------------------------------------------------
     def step(self, twist) -> np.ndarray:
         """Advance all contacts by ``dt`` with the twists (at the CoP) held constant; return the
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
-        t = self._twists(twist)
-        z = self.z
-        u, a = self._rates(t, z)
-        em = np.expm1(a * -self.dt)                  # e^{−ah} − 1
+        if self.n_contacts == 1 and np.ndim(twist) == 1 and len(twist) == 3:
+            vx, vy, om = (float(c) for c in twist)
+            if not math.isfinite(vx + vy + om):
+                raise ValueError(f"twist: must be finite, got {twist!r}")
+            return self._step_one(vx, vy, om)
+        tc = self._twists(twist)
+        zc = self._zc
+        u, a = self._rates(tc, zc)
+        em = a * -self.dt
+        np.expm1(em, out=em)                         # e^{−ah} − 1
         c = em / a                                   # −(1 − e^{−ah})/a
-        z *= (em + 1.0)[:, None]
-        z -= c[:, None] * u
-        f = self._wrench(t, z, u, a)
-        return f[0] if np.ndim(twist) == 1 else f
+        em += 1.0
+        zc *= em
+        u_c = u * c
+        zc -= u_c
+        f = self._wrench(tc, zc, u, a)
+        return f[0].copy() if np.ndim(twist) == 1 else f
 
     def derivative(self, state, twist) -> np.ndarray:
-        """ż of (27)/(33)/(34), flat (3m,), for a flat ``state`` and the twists at the CoP."""
-        t = self._twists(twist)
-        z = np.asarray(state, dtype=float).reshape(self.n_contacts, 3)
-        u, a = self._rates(t, z)
-        return (u - a[:, None] * z).ravel()
+        """ż of (27)/(33)/(34), flat (3m,) in the layout of ``state``, for a flat ``state``
+        ((m, 3) flattened) and the twists at the CoP."""
+        tc = self._twists(twist)
+        zc = np.ascontiguousarray(np.asarray(state, dtype=float).reshape(self.n_contacts, 3).T)
+        u, a = self._rates(tc, zc)
+        return (u - a * zc).T.ravel()
 
     def wrench(self, state, twist) -> np.ndarray:
         """Wrench (28) at the CoP for a flat ``state`` and twists ((3,) for a (3,) twist)."""
-        t = self._twists(twist)
-        z = np.asarray(state, dtype=float).reshape(self.n_contacts, 3)
-        u, a = self._rates(t, z)
-        f = self._wrench(t, z, u, a)
-        return f[0] if np.ndim(twist) == 1 else f
+        tc = self._twists(twist)
+        zc = np.ascontiguousarray(np.asarray(state, dtype=float).reshape(self.n_contacts, 3).T)
+        u, a = self._rates(tc, zc)
+        f = self._wrench(tc, zc, u, a)
+        return f[0].copy() if np.ndim(twist) == 1 else f
 
     def steady_state(self, twist) -> np.ndarray:
-        """Steady-state wrench −(g(‖v_S‖) w + σ2 U v) f_N, w = −S h (z* of (26)/(32))."""
-        t = self._twists(twist)
-        z = np.zeros((self.n_contacts, 3))
+        """Steady-state wrench −(g(‖v_S‖) w + σ2 U v) f_N with w = −S h (z* of (26)/(32), ż = 0).
+        At zero twist the steady state is undefined (any |z| ≤ z_max sticks); zero is returned."""
+        tc = self._twists(twist)
+        zc = np.zeros_like(tc)
         el, self.elasto_plastic = self.elasto_plastic, False
         try:
-            u, a = self._rates(t, z)
+            u, a = self._rates(tc, zc)
         finally:
             self.elasto_plastic = el
         p = self.params
-        # σ0 z* = g w and ż* = 0: (28) gives −(σ0 z* + σ2 U v) f_N; u = w‖v_S‖ and a = σ0‖v_S‖/g
-        zstar = np.divide(u, a[:, None], out=np.zeros_like(u), where=a[:, None] > _TINY)
-        zero_speed = a <= _TINY
-        if np.any(zero_speed):                       # g(0) w at rest: limit of the ratio
-            zstar[zero_speed] = 0.0
-        q = p.sigma0 * zstar
-        q[:, :2] += p.sigma2 * t[:, :2]
-        q[:, 2] += p.sigma2 * self.limit_surface.viscous_torque_scale * t[:, 2]
-        q *= self._fn_col
-        return -q[0] if np.ndim(twist) == 1 else -q
+        # σ0 z* = σ0 u/a = g w (u = w‖v_S‖, a = σ0‖v_S‖/g)
+        moving = a > _TINY
+        q = np.where(moving, p.sigma0 * u / a, 0.0)
+        q[0] += p.sigma2 * tc[0]
+        q[1] += p.sigma2 * tc[1]
+        q[2] += p.sigma2 * self.limit_surface.viscous_torque_scale * tc[2]
+        q *= self._neg_fn
+        return q[:, 0].copy() if np.ndim(twist) == 1 else q.T.copy()

@@ -1,0 +1,112 @@
+"""Limit surfaces: direct integration (7)–(8), pre-computed table (35)–(44), ellipsoid (24),
+rescaling (Sec. VI-D)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import fric_core.planar as P
+
+L = 0.02
+RNG = np.random.default_rng(0)
+TW = RNG.normal(size=(1500, 3)) * [0.01, 0.01, 1.0]       # CoR anywhere, mostly near the contact
+
+
+def _table_error(surface, n_ls):
+    tab = P.LimitSurfaceTable.compute(surface, n_ls)
+    ref = P.steady_state_wrench(surface, TW)                # the values the table samples
+    est = tab.h(TW)
+    est[:, 2] *= tab.tau_max
+    err = est - ref
+    return np.sqrt(np.mean(err[:, :2] ** 2)), np.sqrt(np.mean(err[:, 2] ** 2)) / tab.tau_max
+
+
+@pytest.mark.parametrize("factory", [P.circle, P.square, P.gradient_line])
+def test_table_converges_to_the_limit_surface_as_resolution_grows(factory):
+    s = factory(21, L)
+    e10, e20, e40 = (_table_error(s, n) for n in (10, 20, 40))
+    # bilinear interpolation of a smooth surface: RMS error O(1/N_ls²), i.e. ≈ 4× per doubling;
+    # the kinks where the CoR enters the contact cost a little, so require 3×
+    for a, b in ((e10, e20), (e20, e40)):
+        assert b[0] < a[0] / 3 and b[1] < a[1] / 3
+    # at the paper's N_ls = 20 (Table III) the RMS error is ~0.1 % of μ f_N (measured 0.10–0.14 %)
+    assert max(e20) < 3e-3
+
+
+def test_table_matches_the_analytic_points():
+    s = P.circle(21, L)
+    tab = P.LimitSurfaceTable.compute(s, 20)
+    # pure translation: h = −v̂ (every cell slides alike), exact on a θ node; between nodes the
+    # linear interpolation of unit vectors 2π/(4·20) apart sags by ≤ 1 − cos(π/80) = 7.7e-4
+    np.testing.assert_allclose(tab.h([0.005, 0.0, 0.0]), [-1.0, 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(tab.h([0.003, -0.004, 0.0]), [-0.6, 0.8, 0.0], atol=7.7e-4)
+    # pure rotation: h = (0, 0, ∓1)
+    np.testing.assert_allclose(tab.h([0.0, 0.0, 2.0]), [0.0, 0.0, -1.0], atol=1e-12)
+    np.testing.assert_allclose(tab.h([0.0, 0.0, -2.0]), [0.0, 0.0, 1.0], atol=1e-12)
+    # the normalisation (31): every component within [−1, 1]
+    assert np.all(np.abs(tab.h(TW)) <= 1 + 1e-12)
+    # odd symmetry of the limit surface: h(−v) = −h(v) (the table samples both halves)
+    np.testing.assert_allclose(tab.h(-TW), -tab.h(TW), atol=2e-2)
+
+
+def test_gradient_line_table_keeps_the_tangential_force_of_pure_rotation():
+    # Fig. 16 in the table: rotation about the CoP of a gradient line gives |h_t| = 1/9 (Coulomb,
+    # see test_planar_distributed); the ellipsoid (24) always gives 0 there.
+    s = P.gradient_line(101, L)
+    tab = P.LimitSurfaceTable.compute(s, 20)
+    assert tab.h([0.0, 0.0, 1.0])[1] == pytest.approx(-1 / 9, rel=2e-2)
+    ell = P.EllipsoidLimitSurface.from_surface(s)
+    assert np.all(ell.h([0.0, 0.0, 1.0])[:2] == 0.0)
+
+
+def test_rescaling_reproduces_the_table_of_the_scaled_surface():
+    # Sec. VI-D: a surface scaled by s has h_s(v, ω) = h(v, s ω); only r changes, no recomputation
+    s = P.gradient_line(21, L)
+    tab = P.LimitSurfaceTable.compute(s, 12)
+    big = P.LimitSurfaceTable.compute(s.scaled(2.5), 12)
+    resc = tab.rescaled(2.5)
+    assert resc.radius == pytest.approx(big.radius, rel=1e-12)
+    assert resc.viscous_torque_scale == pytest.approx(big.viscous_torque_scale, rel=1e-12)
+    np.testing.assert_allclose(resc.h(TW), big.h(TW), atol=1e-12)
+
+
+def test_hertz_surface_with_constant_k_needs_no_new_table():
+    t1 = P.LimitSurfaceTable.compute(P.hertz_like(21, 1.0), 12)
+    t8 = P.LimitSurfaceTable.compute(P.hertz_like(21, 8.0), 12)
+    resc = t1.rescaled(float(P.hertz_radius(8.0) / P.hertz_radius(1.0)))
+    np.testing.assert_allclose(resc.h(TW), t8.h(TW), atol=1e-12)
+
+
+def test_ellipsoid_is_the_unit_sphere_in_scaled_velocity():
+    ell = P.EllipsoidLimitSurface(radius=0.004, viscous_torque_scale=2e-5)
+    h = ell.h(TW)
+    np.testing.assert_allclose(np.linalg.norm(h, axis=1), 1.0, rtol=1e-12)   # (24) normalised
+    vs = TW * [1, 1, 0.004]
+    np.testing.assert_allclose(h, -vs / np.linalg.norm(vs, axis=1)[:, None], rtol=1e-12)
+    assert np.all(ell.h([0.0, 0.0, 0.0]) == 0.0)                             # zero twist: no NaN
+    r = P.circle(21, L).rim_radius
+    assert P.EllipsoidLimitSurface.from_surface(P.circle(21, L)).radius == pytest.approx(r)
+
+
+def test_limit_surface_direct_integration_of_a_square_in_pure_rotation():
+    # τ = μ f_N × mean distance of the square to its centre = μ f_N L (√2 + asinh 1)/6; midpoint
+    # rule at N = 41 is within 1e-3 (O(1/N²), see test_planar_surfaces)
+    tau = P.limit_surface_wrench(P.square(41, L, 2.0), [0.0, 0.0, 3.0], mu=0.5)[2]
+    assert tau == pytest.approx(-0.5 * 2.0 * L * (math.sqrt(2) + math.asinh(1)) / 6, rel=1e-3)
+
+
+@pytest.mark.parametrize("n_ls", [1, 0, 2.5, "x"])
+def test_bad_resolution_is_rejected(n_ls):
+    with pytest.raises(ValueError, match="n_ls"):
+        P.LimitSurfaceTable.compute(P.circle(5, L), n_ls)
+
+
+def test_nan_twists_are_rejected():
+    tab = P.LimitSurfaceTable.compute(P.circle(5, L), 4)
+    with pytest.raises(ValueError, match="twist"):
+        tab.h([0.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match="twist"):
+        P.limit_surface_wrench(P.circle(5, L), [[0.0, 1.0]])
+    with pytest.raises(ValueError, match="mu"):
+        P.limit_surface_wrench(P.circle(5, L), [0.0, 1.0, 0.0], mu=0.0)

@@ -1,0 +1,133 @@
+"""Reduced planar LuGre model (paper 002, (24)–(34)), single and batched."""
+
+import numpy as np
+import pytest
+
+import fric_core.planar as P
+
+L = 0.02
+DT = 5e-4          # exact per-step update: 5e-4 and 1e-4 give the same errors to 3 digits
+T5 = np.arange(0.0, P.FIG5_DURATION, DT)
+TW5 = P.fig5_twist(T5)
+SURFACES = [P.circle, P.square, P.line, P.gradient_line, P.non_convex_1, P.non_convex_2]
+
+
+@pytest.fixture(scope="module")
+def fig5_runs():
+    out = {}
+    for factory in SURFACES:
+        s = factory(21, L)
+        dist = P.simulate(P.DistributedLuGre(s, P.TABLE_I[1], dt=DT).step, TW5)
+        tab = P.LimitSurfaceTable.compute(s, 20)
+        red = P.simulate(P.ReducedLuGre(tab, P.TABLE_I[1], dt=DT).step, TW5)
+        ell = P.simulate(P.ReducedLuGre(P.EllipsoidLimitSurface.from_surface(s), P.TABLE_I[1],
+                                        dt=DT).step, TW5)
+        out[factory.__name__] = (dist, red, ell)
+    return out
+
+
+@pytest.mark.parametrize("name", [f.__name__ for f in SURFACES])
+def test_limit_surface_correction_matches_the_distributed_model_on_fig5(fig5_runs, name):
+    dist, red, ell = fig5_runs[name]
+    e_red = P.normalized_rmse(dist, red)
+    e_ell = P.normalized_rmse(dist, ell)
+    # Paper (Figs. 17, 19–22, 36): the corrected reduced model follows the distributed one with
+    # normalised RMSE of a few 1e-2 at most (largest for the gradient line, which the paper
+    # blames on the distributed model's steps). We measure 0.1–1.3 %: require < 3 % for every
+    # surface, and the ellipsoid (Fig. 13, 22) clearly worse: ≥ 2.5× the corrected error in its
+    # worst component (measured 3.8–25×) and above 3 % somewhere.
+    assert max(e_red) < 0.03, e_red
+    assert max(e_ell) > 2.5 * max(e_red), (e_ell, e_red)
+    assert max(e_ell) > 0.03
+
+
+def test_fig5_reduced_converges_with_limit_surface_resolution():
+    # Fig. 37: RMSE against a fine table falls with N_ls (gradient line converges slowest)
+    s = P.gradient_line(21, L)
+    ref = P.simulate(P.ReducedLuGre(P.LimitSurfaceTable.compute(s, 80), dt=DT).step, TW5)
+    errs = [max(P.normalized_rmse(ref, P.simulate(
+        P.ReducedLuGre(P.LimitSurfaceTable.compute(s, n), dt=DT).step, TW5))) for n in (5, 10, 20)]
+    assert errs[0] > errs[1] > errs[2]
+    assert errs[2] < 0.02
+
+
+def test_batch_equals_independent_single_contacts():
+    tab = P.LimitSurfaceTable.compute(P.non_convex_1(15, L), 10)
+    rng = np.random.default_rng(2)
+    m = 40
+    tw = rng.normal(size=(150, m, 3)) * [0.01, 0.01, 1.0]
+    fn = rng.uniform(0.0, 2.0, m)
+    fn[3] = 0.0
+    for ep in (False, True):
+        batch = P.ReducedLuGre(tab, dt=1e-3, normal_force=fn, n_contacts=m, elasto_plastic=ep)
+        singles = [P.ReducedLuGre(tab, dt=1e-3, normal_force=fn[i], elasto_plastic=ep)
+                   for i in range(m)]
+        for k in range(tw.shape[0]):
+            fb = batch.step(tw[k])
+            fs = np.array([singles[i].step(tw[k, i]) for i in range(m)])
+            # same arithmetic, different evaluation order (numpy vs math): round-off only
+            np.testing.assert_allclose(fb, fs, rtol=1e-9, atol=1e-12)
+        assert np.all(fb[3] == 0.0)                        # the unloaded contact
+        np.testing.assert_allclose(batch.z, np.array([c.z[0] for c in singles]), rtol=1e-9,
+                                   atol=1e-18)
+
+
+def test_coulomb_steady_state_is_the_scaled_limit_surface():
+    s = P.square(21, L, normal_force=2.0)
+    tab = P.LimitSurfaceTable.compute(s, 20)
+    m = P.ReducedLuGre(tab, P.PlanarFrictionParams.coulomb(0.6), dt=1.0, normal_force=2.0)
+    for tw in ([0.01, 0.0, 0.0], [0.002, 0.001, 1.0], [0.0, 0.0, -1.0], [-0.01, 0.02, 0.3]):
+        m.reset()
+        for _ in range(5):                        # exact 1 s steps: transient e^{−a·5} ≈ 0
+            f = m.step(tw)
+        # (32): σ0 z* = −g S h ⇒ f = μ f_N S h: the limit surface of the table, scaled
+        expect = 0.6 * 2.0 * tab.h(tw) * [1.0, 1.0, tab.radius]
+        np.testing.assert_allclose(f, expect, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(m.steady_state(tw), expect, rtol=1e-9, atol=1e-12)
+        # and within the table's interpolation error of the distributed limit surface (7)–(8)
+        direct = P.steady_state_wrench(s, tw, P.PlanarFrictionParams.coulomb(0.6), 2.0)
+        # (table RMS error ~0.1 %, worst case ~1 % of μ f_N near the CoR-in-contact kinks)
+        np.testing.assert_allclose(f[:2], direct[:2], atol=0.01 * 0.6 * 2.0)
+        np.testing.assert_allclose(f[2], direct[2], atol=0.01 * 0.6 * 2.0 * tab.radius)
+
+
+def test_derivative_matches_the_exact_step():
+    tab = P.LimitSurfaceTable.compute(P.circle(11, L), 10)
+    for ep in (False, True):
+        m = P.ReducedLuGre(tab, dt=1e-9, n_contacts=3, elasto_plastic=ep)
+        m.state = np.random.default_rng(1).normal(scale=5e-7, size=9) * np.tile([1, 1, 0.005], 3)
+        tw = np.array([[0.004, -0.003, 0.7], [0.0, 0.0, 1.0], [0.01, 0.0, 0.0]])
+        z0 = m.state
+        dz = m.derivative(z0, tw)
+        m.step(tw)
+        # a 1 ns exact step equals ż·h to relative O(a h) ≤ 1e6·0.01·1e-9/g = 1e-5
+        np.testing.assert_allclose((m.state - z0) / 1e-9, dz, rtol=1e-4, atol=1e-12)
+        # the wrench returned by a step is (28) at the new state: wrench(state, twist)
+        f = m.step(tw)
+        np.testing.assert_allclose(m.wrench(m.state, tw), f, rtol=1e-12, atol=1e-15)
+
+
+def test_zero_normal_force_gives_zero_friction_and_bad_input_is_rejected():
+    tab = P.LimitSurfaceTable.compute(P.circle(7, L), 5)
+    m = P.ReducedLuGre(tab, normal_force=0.0)
+    f = m.step([0.01, 0.0, 1.0])
+    assert np.all(f == 0.0) and np.all(np.isfinite(m.state))
+    assert np.all(m.step([0.0, 0.0, 0.0]) == 0.0)
+    for bad in (-1.0, np.nan, np.inf):
+        with pytest.raises(ValueError, match="normal_force"):
+            m.set_normal_force(bad)
+    with pytest.raises(ValueError, match="twist"):
+        m.step([np.nan, 0.0, 0.0])
+    b = P.ReducedLuGre(tab, n_contacts=4)
+    with pytest.raises(ValueError, match="twist"):
+        b.step(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="twist"):
+        b.step(np.full((4, 3), np.nan))
+    with pytest.raises(ValueError, match="normal_force"):
+        b.set_normal_force([1.0, 1.0])
+    with pytest.raises(ValueError, match="normal_force"):
+        b.set_normal_force([1.0, -1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="n_contacts"):
+        P.ReducedLuGre(tab, n_contacts=0)
+    with pytest.raises(ValueError, match="limit_surface"):
+        P.ReducedLuGre(P.circle(7, L))
