@@ -23,6 +23,9 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     <joint>.K .B .M      double    element parameters (presliding stiffness, damping, virtual mass)
     <joint>.mass         double    moving mass of the device at this joint, 0 = unknown; with model
                                    C it enables the static-friction stability check, eq. (63)
+    planar.*                       a planar contact on three of the joints (x, y, yaw of a planar
+                                   end effector): :mod:`fric_interfaces.planar_params`; those
+                                   joints have no per-joint law
 
 ``output_enabled`` (live) hands the device over to another controller and back, e.g. to
 ``friction_identifier`` while it drives the stage, so two controllers never command one device:
@@ -278,31 +281,32 @@ class ElementBank:
     """
 
     def __init__(self, element: str, dt: float, configs: Sequence[JointConfig],
-                 vectorize: bool | None = None):
+                 vectorize: bool | None = None, *, joints: Sequence[str] | None = None,
+                 planar=None):
         self.element = element
         self.dt = float(dt)
-        self.joints = tuple(c.joint for c in configs)
-        self.n = n = len(configs)
+        self.joints = tuple(joints) if joints is not None else tuple(c.joint for c in configs)
+        self.n = n = len(self.joints)
+        self.planar = planar  # PlanarContact on three of the joints, or None
         self.out = np.zeros(n)
-        groups: dict[str, list[int]] = {}
-        for i, c in enumerate(configs):
-            groups.setdefault(c.law, []).append(i)
+        at = {j: i for i, j in enumerate(self.joints)}
+        groups: dict[str, list[JointConfig]] = {}
+        for c in configs:
+            groups.setdefault(c.law, []).append(c)
         scalar, vector = [], []
-        for law_name, idx in groups.items():
-            vec = vectorize if vectorize is not None else len(idx) >= VECTOR_MIN_JOINTS[law_name]
+        for law_name, cs in groups.items():
+            vec = vectorize if vectorize is not None else len(cs) >= VECTOR_MIN_JOINTS[law_name]
             if vec:
-                cs = [configs[i] for i in idx]
                 lp = {k: np.array([c.law_params[k] for c in cs]) for k in LAW_PARAMS[law_name]}
                 ep = {k: np.array([c.element_params[k] for c in cs])
                       for k in ELEMENT_PARAMS[element]}
                 el = build_element(element, ep, build_law(law_name, lp), dt)
-                vector.append((np.array(idx, dtype=np.intp), el))
+                vector.append((np.array([at[c.joint] for c in cs], dtype=np.intp), el))
             else:
-                for i in idx:
-                    c = configs[i]
+                for c in cs:
                     el = build_element(element, c.element_params,
                                        build_law(c.law, c.law_params), dt)
-                    scalar.append((i, el))
+                    scalar.append((at[c.joint], el))
         scalar.sort(key=lambda p: p[0])
         self._scalar = tuple(scalar)
         self._scalar_steps = tuple((i, el.step) for i, el in scalar)
@@ -314,13 +318,17 @@ class ElementBank:
     def layout(self) -> str:
         """e.g. ``"3 scalar"`` or ``"1 scalar + vector[coulomb x30]"``."""
         parts = []
+        if self.planar is not None:
+            parts.append("planar[reduced LuGre x1]")
         if self._scalar:
             parts.append(f"{len(self._scalar)} scalar")
         for idx, el in self._vector:
             parts.append(f"vector[{type(el.law).__name__} x{idx.size}]")
         return " + ".join(parts)
 
-    def step(self, x: np.ndarray) -> np.ndarray:
+    def step(self, x: np.ndarray, position: np.ndarray | None = None) -> np.ndarray:
+        """``x``: the joints' inputs; ``position``: their positions (used by a planar contact
+        for its yaw; zeros when not given)."""
         out = self.out
         if self._in_order:  # all scalar (the usual case): plain floats, no numpy in the step
             xl = x.tolist()
@@ -335,6 +343,11 @@ class ElementBank:
                 out[i] = st(xl[i])
         for idx, el in self._vector:
             out[idx] = el.step(x[idx])
+        pl = self.planar
+        if pl is not None:
+            idx = pl.index
+            f = pl.step(x[idx], position[idx] if position is not None else np.zeros(3))
+            out[idx] = -f  # f: the force on the device; out: the sliding-direction friction
         return out
 
     def reset(self) -> None:
@@ -342,6 +355,8 @@ class ElementBank:
             el.reset()
         for _, el in self._vector:
             el.reset()
+        if self.planar is not None:
+            self.planar.reset()
         self.out[:] = 0.0
 
     def _per_joint(self, attr: str, dtype) -> np.ndarray:
@@ -352,14 +367,21 @@ class ElementBank:
             res[idx] = getattr(el.state, attr)
         return res
 
+    def _planar_into(self, res: np.ndarray, value) -> np.ndarray:
+        if self.planar is not None:
+            res[self.planar.index] = value
+        return res
+
     def stuck(self) -> np.ndarray:
         """Per joint: static friction in the last step (bool array)."""
-        return self._per_joint("stuck", bool)
+        return self._planar_into(self._per_joint("stuck", bool),
+                                 self.planar.stuck if self.planar is not None else False)
 
     def friction(self) -> np.ndarray:
         """Per joint: the friction force f of the last step (``state.f``, the sign of the
         sliding velocity; the force on the device or virtual mass is −f)."""
-        return self._per_joint("f", float)
+        return self._planar_into(self._per_joint("f", float),
+                                 -self.planar._out if self.planar is not None else 0.0)
 
 
 def build_bank(element: str, dt: float, joints: Sequence[str], values: Mapping[str, Any], *,
@@ -374,7 +396,15 @@ def build_bank(element: str, dt: float, joints: Sequence[str], values: Mapping[s
     if element not in _ELEMENT_CLASSES:
         raise ValueError(f"element: {element!r} is not one of {list(_ELEMENT_CLASSES)}")
     configs, problems, notes = [], [], []
+    planar = None
+    if values.get("planar.joints"):
+        from .planar_params import build_planar  # scipy/limit-surface work only when used
+        planar, p = build_planar(values, joints, dt, impedance=element in IMPEDANCE_ELEMENTS)
+        problems += p
+    planar_joints = set(values.get("planar.joints") or ())
     for j in joints:
+        if j in planar_joints:
+            continue
         c = joint_config(values, j, element)
         try:
             law = build_law(c.law, c.law_params)
@@ -391,4 +421,5 @@ def build_bank(element: str, dt: float, joints: Sequence[str], values: Mapping[s
     if problems and design_check == "reject":
         raise ValueError("design check failed (set design_check: warn to accept): "
                          + "; ".join(problems))
-    return ElementBank(element, dt, configs, vectorize), problems + notes
+    return ElementBank(element, dt, configs, vectorize, joints=joints, planar=planar), \
+        problems + notes

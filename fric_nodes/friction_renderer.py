@@ -10,6 +10,10 @@ Paper 000 (Kikuuwe et al. 2006), Sec. IV-D and V:
   ±``max_effort``, goes into the element, whose velocity is integrated into a position
   setpoint published on ``position_controller/commands``. The setpoint starts at the measured
   position whenever rendering starts or restarts.
+* **planar contact** (impedance mode; paper 002): ``planar.joints: [x, y, yaw]`` renders the
+  reduced planar LuGre / Elasto-Plastic model with a pre-computed limit surface on the three
+  joints of a planar end effector, coupling force and torque like a real contact patch
+  (:mod:`fric_interfaces.planar_params`); the other joints keep their per-joint laws.
 
 Design choices (documented here once, referred to below):
 
@@ -66,6 +70,8 @@ from fric_interfaces import names, qos
 from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointStateReader,
                                          wrench_to_arrays)
 from fric_interfaces.parameters import check, declare
+from fric_interfaces.planar_params import LIVE_KEYS as PLANAR_LIVE
+from fric_interfaces.planar_params import PLANAR_SPECS, planar_problems
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
                                              resolve_element, validate_globals)
 from fric_nodes._node_util import Housekeeping, run_node, sleep_ok
@@ -104,9 +110,11 @@ class FrictionRenderer(Node):
     def _setup(self) -> None:
         self._specs = {}
         values = self._declare(GLOBAL_SPECS)
+        values.update(self._declare(PLANAR_SPECS))
         validate_globals(values)
         self._joints = joints = tuple(values["joints"])
-        values.update(self._declare(s for j in joints for s in joint_specs(j)))
+        planar = set(values["planar.joints"])  # a planar contact's joints have no own law
+        values.update(self._declare(s for j in joints if j not in planar for s in joint_specs(j)))
         self._values = values
         n = self._n = len(joints)
         self._mode = values["mode"]
@@ -206,6 +214,9 @@ class FrictionRenderer(Node):
     def _apply_live(self, values: dict) -> None:
         """Take over the parameters that change without rebuilding the element."""
         self._max_effort = float(values["max_effort"])
+        for bank in (self._bank, self._new_bank):
+            if bank is not None and bank.planar is not None:
+                bank.planar.set_normal_force(float(values["planar.normal_force"]))
         self._timeout_ns = int(values["watchdog_timeout"] * 1e9)
         self._marker_scale = float(values["marker_scale"])
         self._marker_frame = values["marker_frame"]
@@ -257,7 +268,7 @@ class FrictionRenderer(Node):
         """Impedance mode: one element step per joint_states message."""
         if not self._admit(msg, self._reader.read, "joint_states") or not self._output:
             return
-        f = self._bank.step(self._reader.velocity)
+        f = self._bank.step(self._reader.velocity, self._reader.position)
         cmd = self._cmd
         m = self._max_effort
         np.negative(f, out=cmd)
@@ -421,10 +432,18 @@ class FrictionRenderer(Node):
             if reason:
                 return SetParametersResult(successful=False, reason=f"{p.name}: {reason}")
             new[p.name] = p.value
-            if p.name == "design_check" or p.name.rpartition(".")[2] in ELEMENT_KEYS:
+            if p.name.startswith("planar."):
+                rebuild |= p.name not in PLANAR_LIVE
+            elif p.name == "design_check" or p.name.rpartition(".")[2] in ELEMENT_KEYS:
                 rebuild = True
         bank = None
         notes = []
+        pl = self._bank.planar
+        if not rebuild and pl is not None and new["design_check"] == "reject":
+            problems = planar_problems(new, self._dt, pl.radius)  # a live normal force
+            if problems:
+                return SetParametersResult(successful=False, reason="design check failed: "
+                                           + "; ".join(problems))
         if rebuild:
             try:
                 bank, notes = build_bank(self._element, self._dt, self._joints, new,
