@@ -20,8 +20,8 @@ from .distributed import DistributedLuGre
 from .limit_surface import (EllipsoidLimitSurface, LimitSurfaceTable, limit_surface_wrench,
                             steady_state_wrench)
 from .params import TABLE_I, PlanarFrictionParams
-from .profiles import (FIG5_DURATION, drift_loads, fig5_twist, normalized_rmse, simulate,
-                       simulate_body)
+from .profiles import (FIG5_DURATION, drift_loads, fig5_twist, gripper_normal_force,
+                       normalized_rmse, simulate, simulate_body, simulate_in_hand)
 from .reduced import ReducedLuGre
 from .surfaces import (ContactSurface, circle, from_function, gradient_line, hertz_like,
                        hertz_radius, line, non_convex_1, non_convex_2, square, twist_to_cop,
@@ -33,5 +33,5 @@ __all__ = [
     "from_function", "twist_to_cop", "wrench_from_cop", "limit_surface_wrench",
     "steady_state_wrench", "LimitSurfaceTable", "EllipsoidLimitSurface", "DistributedLuGre",
     "ReducedLuGre", "FIG5_DURATION", "fig5_twist", "normalized_rmse", "simulate", "drift_loads",
-    "simulate_body",
+    "simulate_body", "gripper_normal_force", "simulate_in_hand",
 ]

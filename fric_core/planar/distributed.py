@@ -110,6 +110,11 @@ class DistributedLuGre:
             self.z = np.zeros((2, self.n_cells))
             self._alloc()
 
+    @property
+    def cop(self) -> np.ndarray:
+        """CoP of the current surface in grid coordinates (where twists and wrenches live)."""
+        return self.surface.cop
+
     def reset(self) -> None:
         """Zero bristle deflections."""
         self.z[...] = 0.0

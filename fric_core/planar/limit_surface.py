@@ -143,20 +143,22 @@ class EllipsoidLimitSurface:
     S² shapes the ellipsoid f_eᵀ(S²)⁻¹f_e = (μ f_N)² require diag(1, 1, r).)
     """
 
-    def __init__(self, radius: float, viscous_torque_scale: float = 0.0) -> None:
+    def __init__(self, radius: float, viscous_torque_scale: float = 0.0, cop=(0.0, 0.0)) -> None:
         self.radius = param("radius", radius, minimum=0.0, strict=True, allow_array=False)
         self.viscous_torque_scale = param("viscous_torque_scale", viscous_torque_scale,
                                           minimum=0.0, allow_array=False)
+        self.cop = np.asarray(cop, dtype=float)
 
     @classmethod
     def from_surface(cls, surface: ContactSurface) -> "EllipsoidLimitSurface":
-        """r from (25) and u from (29) of ``surface``."""
-        return cls(surface.rim_radius, surface.viscous_torque_scale)
+        """r from (25), u from (29) and the CoP of ``surface``."""
+        return cls(surface.rim_radius, surface.viscous_torque_scale, surface.cop)
 
     def rescaled(self, factor: float) -> "EllipsoidLimitSurface":
         """The same shape ``factor`` times larger: r scales by the factor, u by its square."""
         factor = param("factor", factor, minimum=0.0, strict=True, allow_array=False)
-        return EllipsoidLimitSurface(self.radius * factor, self.viscous_torque_scale * factor ** 2)
+        return EllipsoidLimitSurface(self.radius * factor, self.viscous_torque_scale * factor ** 2,
+                                     self.cop * factor)
 
     def h(self, twist) -> np.ndarray:
         """Normalised limit-surface wrench h(r, v) (31) under the ellipsoid approximation."""

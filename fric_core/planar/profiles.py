@@ -13,7 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["FIG5_DURATION", "fig5_twist", "simulate", "normalized_rmse", "drift_loads", "simulate_body"]
+__all__ = ["FIG5_DURATION", "fig5_twist", "simulate", "normalized_rmse", "drift_loads", "simulate_body",
+           "gripper_normal_force", "simulate_in_hand"]
 
 #: simulated time of the Fig. 5 experiment [s]
 FIG5_DURATION = 5.0
@@ -114,3 +115,57 @@ def simulate_body(model, external_wrench, normal_force, mass: float, inertia: fl
         x = x + dt * v
         poses[k], twists[k], fric[k] = x, v, f
     return poses, twists, fric
+
+
+def gripper_normal_force(t) -> np.ndarray:
+    """Grip force of the authors' in-hand slip-stick timing run (Sec. VI-C, Table IV):
+    f_N = 1.73 + 0.91 sin(2π·2t) N, applied step-wise constant at 100 Hz by
+    :func:`simulate_in_hand`."""
+    return 1.73 + 0.91 * np.sin(2.0 * np.pi * 2.0 * np.asarray(t, dtype=float))
+
+
+def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_force,
+                     com_offset=(0.002, 0.0), mass: float = 0.2, size=(0.15, 0.08),
+                     n_fingers: int = 2, update_period: float = 0.01, on_normal_force=None,
+                     gravity: float = 9.81):
+    """In-hand slip-stick (Sec. VI-C): a rectangular object (``size`` = width × height, ``mass``)
+    held between ``n_fingers`` identical finger pads whose contact surface is fixed at the origin
+    of the world frame, gravity along −y, the centre of mass starting at ``com_offset`` from the
+    contact (case 2: 2 mm; case 1: 25 mm). Each pad applies the friction wrench of ``model`` (any
+    model with ``dt``, ``step``, ``set_normal_force`` and ``cop``) for the object's twist at the
+    pad's CoP. The grip force ``normal_force(t)`` is updated step-wise every ``update_period``
+    (100 Hz in the paper); ``on_normal_force(model, fn)``, if given, is called at each update
+    (e.g. to swap a Hertz-like surface or a rescaled limit surface, (45)–(46)).
+
+    Integrated with semi-implicit Euler at the model's ``dt`` (stable for dt below ≈ 2m/(2σ1 f_N),
+    about 1e-4 s with Table I). Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches (n, 3)
+    summed over the pads at the contact CoP).
+    """
+    dt = model.dt
+    n = int(round(duration / dt))
+    every = max(1, int(round(update_period / dt)))
+    inertia = mass / 12.0 * (size[0] ** 2 + size[1] ** 2)
+    inv_m = np.array([1.0 / mass, 1.0 / mass, 1.0 / inertia])
+    cop = np.asarray(model.cop, dtype=float)
+    pos = np.array([com_offset[0], com_offset[1], 0.0])
+    vel = np.zeros(3)
+    t_out = np.arange(n) * dt
+    poses = np.empty((n, 3))
+    wrenches = np.empty((n, 3))
+    weight = np.array([0.0, -mass * gravity, 0.0])
+    for k in range(n):
+        if k % every == 0:
+            fn = float(normal_force(k * dt))
+            if on_normal_force is not None:
+                on_normal_force(model, fn)
+                cop = np.asarray(model.cop, dtype=float)
+            model.set_normal_force(fn)
+        dx, dy = cop[0] - pos[0], cop[1] - pos[1]          # CoM → contact CoP
+        tw = (vel[0] - vel[2] * dy, vel[1] + vel[2] * dx, vel[2])
+        f = model.step(tw) * n_fingers
+        force = weight + (f[0], f[1], f[2] + dx * f[1] - dy * f[0])
+        vel = vel + dt * inv_m * force
+        pos = pos + dt * vel
+        poses[k] = pos
+        wrenches[k] = f
+    return t_out, poses, wrenches

@@ -95,6 +95,11 @@ class ReducedLuGre:
         self.limit_surface = limit_surface
 
     @property
+    def cop(self) -> np.ndarray:
+        """CoP of the contact the limit surface was built for, in grid coordinates."""
+        return self.limit_surface.cop
+
+    @property
     def z(self) -> np.ndarray:
         """Bristle deflections (m, 3) [m, m, m²] (a writable view of the internal state)."""
         return self._zc.T

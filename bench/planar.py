@@ -1,0 +1,166 @@
+"""Benchmark of fric_core.planar (paper 002, Waltersson & Karayiannidis) in pure Python/numpy.
+
+Prints, measured in one run on this machine (targets and the paper's C++ figures alongside):
+* steps/s of the distributed planar LuGre model (fixed exact step) at N×N = 5…33 cells
+  (Table II's grid, square surface: every cell loaded), and of its Elasto-Plastic form at 21×21;
+* the reduced model: steps/s for one contact, and contact-steps/s batched over 1, 100 and 10000
+  contacts per call (limit-surface table and ellipsoid);
+* limit-surface pre-computation time over cells N at N_ls = 20 (Table V) and over N_ls at 21×21
+  (Table VI), circle surface;
+* the 2 s in-hand slip-stick simulation (Sec. VI-C, Table IV: circle, f_N = 1.73 + 0.91 sin 4πt
+  at 100 Hz, CoM 2 mm from the contact, Elasto-Plastic) with the distributed and the reduced
+  model, semi-implicit Euler at 5e-5 s, and where the two end up.
+
+Timings are medians over repeats on a shared machine; nothing here asserts.
+Run: ``.venv/bin/python bench/planar.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import fric_core.planar as P  # noqa: E402
+
+TABLE_II = {5: 1.6e5, 9: 3.9e4, 13: 2.8e4, 17: 1.7e4, 21: 1.1e4, 25: 7.7e3, 29: 5.7e3, 33: 4.5e3}
+TABLE_V = {5: 2.4e-2, 9: 5.4e-2, 13: 1.0e-1, 17: 1.8e-1, 21: 2.6e-1, 25: 3.7e-1, 29: 4.9e-1,
+           33: 6.3e-1}
+TABLE_VI = {5: 2.2e-2, 9: 5.8e-2, 13: 1.1e-1, 17: 1.9e-1, 21: 2.9e-1, 25: 3.9e-1, 29: 5.3e-1,
+            33: 7.0e-1}
+REF_DIST_21 = 1.0e4          # the paper's C++ distributed model at 21×21 on this machine (issue)
+REF_RED = 7.0e5              # the paper's C++ reduced model on this machine (issue)
+TARGET_DIST_21 = 1.2e4
+TARGET_BATCH = 1.0e7
+TARGET_PRECOMP = 0.25
+TARGET_SLIP_DIST, TARGET_SLIP_RED = 20.0, 2.4
+REF_SLIP_DIST, REF_SLIP_RED = 218.0, 2.4
+L = 0.02
+
+
+def _rate(fn, n_calls: int, repeats: int) -> float:
+    """Median calls per second over ``repeats`` blocks of ``n_calls``."""
+    fn()
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n_calls):
+            fn()
+        rates.append(n_calls / (time.perf_counter() - t0))
+    return float(np.median(rates))
+
+
+def _time(fn, repeats: int) -> float:
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def distributed(quick: bool) -> None:
+    print("\n== distributed planar LuGre: steps/s (square, all N² cells; Table II) ==")
+    print(f"{'N':>4} {'cells':>6} {'steps/s':>10} {'paper C++':>10}")
+    tw = P.fig5_twist(np.linspace(0.0, 4.6, 257))
+    n_calls, repeats = (200, 3) if quick else (2000, 5)
+    for n in (5, 9, 13, 17, 21, 25, 29, 33):
+        m = P.DistributedLuGre(P.square(n, L), P.TABLE_I[1], dt=1e-4)
+        k = [0]
+
+        def call(m=m, k=k):
+            m.step(tw[k[0] & 255])
+            k[0] += 1
+        r = _rate(call, n_calls, repeats)
+        note = f"   target >= {TARGET_DIST_21:.1e} (C++ ~{REF_DIST_21:.1e})" if n == 21 else ""
+        print(f"{n:>4} {n * n:>6} {r:>10.3g} {TABLE_II[n]:>10.2g}{note}")
+    m = P.DistributedLuGre(P.square(21, L), P.TABLE_I[1], dt=1e-4, elasto_plastic=True)
+    r = _rate(lambda: m.step(tw[100]), n_calls, repeats)
+    print(f"  21×21 Elasto-Plastic: {r:.3g} steps/s")
+
+
+def reduced(quick: bool) -> None:
+    print("\n== reduced planar LuGre (21×21 circle, N_ls = 20) ==")
+    s = P.circle(21, L)
+    tab = P.LimitSurfaceTable.compute(s, 20)
+    ell = P.EllipsoidLimitSurface.from_surface(s)
+    n_calls, repeats = (500, 3) if quick else (20000, 5)
+    tw1 = np.array([0.004, 0.002, 0.7])
+    for name, ls in (("table", tab), ("ellipsoid", ell)):
+        m = P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4)
+        r = _rate(lambda: m.step(tw1), n_calls, repeats)
+        print(f"  single contact ({name}): {r:.3g} steps/s   (paper C++ ~{REF_RED:.1e}; no target)")
+    rng = np.random.default_rng(0)
+    print(f"  {'contacts':>8} {'contact-steps/s':>16} {'µs/call':>9}")
+    for nc in (1, 100, 10000):
+        m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=1e-4, normal_force=np.full(nc, 1.5),
+                           n_contacts=nc)
+        tw = rng.normal(size=(nc, 3)) * [0.01, 0.01, 1.0]
+        calls = max(20, (n_calls * 10) // nc) if not quick else max(5, 500 // nc)
+        r = _rate(lambda: m.step(tw), calls, repeats)
+        note = f"   target >= {TARGET_BATCH:.0e}" if nc == 10000 else ""
+        print(f"  {nc:>8} {r * nc:>16.3g} {1e6 / r:>9.1f}{note}")
+    m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=1e-4, normal_force=1.5, n_contacts=10000,
+                       elasto_plastic=True)
+    tw = rng.normal(size=(10000, 3)) * [0.01, 0.01, 1.0]
+    r = _rate(lambda: m.step(tw), 5 if quick else 50, repeats)
+    print(f"  10000 contacts, Elasto-Plastic: {r * 1e4:.3g} contact-steps/s")
+
+
+def precompute(quick: bool) -> None:
+    repeats = 1 if quick else 5
+    print("\n== limit-surface pre-computation [s] (circle; Tables V, VI) ==")
+    print(f"{'N (N_ls=20)':>12} {'ours':>9} {'paper':>9}")
+    for n in (5, 9, 13, 17, 21, 25, 29, 33):
+        s = P.circle(n, L)
+        t = _time(lambda: P.LimitSurfaceTable.compute(s, 20), repeats)
+        note = f"   target < {TARGET_PRECOMP}" if n == 21 else ""
+        print(f"{n:>12} {t:>9.3g} {TABLE_V[n]:>9.2g}{note}")
+    print(f"{'N_ls (21×21)':>12} {'ours':>9} {'paper':>9}")
+    s = P.circle(21, L)
+    for nls in (5, 9, 13, 17, 21, 25, 29, 33):
+        t = _time(lambda: P.LimitSurfaceTable.compute(s, nls), repeats)
+        print(f"{nls:>12} {t:>9.3g} {TABLE_VI[nls]:>9.2g}")
+
+
+def slip_stick(quick: bool) -> None:
+    duration = 0.2 if quick else 2.0
+    print(f"\n== in-hand slip-stick, {duration:g} s simulated (Sec. VI-C, Table IV) ==")
+    s = P.circle(21, L)
+    dist = P.DistributedLuGre(s, P.TABLE_I[1], dt=5e-5, elasto_plastic=True)
+    t0 = time.perf_counter()
+    _, x_d, _ = P.simulate_in_hand(dist, duration)
+    t_d = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    red = P.ReducedLuGre(P.LimitSurfaceTable.compute(s, 20), P.TABLE_I[1], dt=5e-5,
+                         elasto_plastic=True)
+    _, x_r, _ = P.simulate_in_hand(red, duration)
+    t_r = time.perf_counter() - t0                  # includes the table pre-computation
+    print(f"  distributed: {t_d:6.2f} s   target <= {TARGET_SLIP_DIST:g} s  (paper {REF_SLIP_DIST:g} s)")
+    print(f"  reduced:     {t_r:6.2f} s   target <= {TARGET_SLIP_RED:g} s  (paper C++ ~{REF_SLIP_RED:g} s)")
+    print(f"  final CoM [x, y, θ]: distributed {np.round(x_d[-1], 5).tolist()}, "
+          f"reduced {np.round(x_r[-1], 5).tolist()}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short smoke run")
+    args = ap.parse_args(argv)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
+    print(f"fric_core.planar benchmark — {platform.python_version()}, numpy {np.__version__}, "
+          f"load average {load[0]:.2f}" + (" (quick)" if args.quick else ""))
+    distributed(args.quick)
+    reduced(args.quick)
+    precompute(args.quick)
+    slip_stick(args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""In-hand slip-stick (paper 002, Sec. VI-C): a 0.2 kg object between two finger pads whose grip
+force oscillates, f_N = 1.73 + 0.91 sin(4πt) N; it sticks while 2 μ f_N exceeds its weight
+(1.96 N, i.e. f_N > 0.98 N for μ_C = 1) and slips around the minima (t ≈ 0.375 s, 0.875 s)."""
+
+import numpy as np
+import pytest
+
+import fric_core.planar as P
+
+DT = 5e-5     # semi-implicit Euler: 2m/(2 σ1 f_N,max) = 0.4/(1600·2.64) ≈ 9.5e-5 s
+
+
+@pytest.fixture(scope="module")
+def runs():
+    s = P.circle(11, 0.02)
+    out = {}
+    for name, model in (
+            ("distributed", P.DistributedLuGre(s, P.TABLE_I[1], dt=DT, elasto_plastic=True)),
+            ("reduced", P.ReducedLuGre(P.LimitSurfaceTable.compute(s, 20), P.TABLE_I[1], dt=DT,
+                                       elasto_plastic=True))):
+        t, x, f = P.simulate_in_hand(model, 1.0)
+        out[name] = (t, x, f)
+    return out
+
+
+def _at(t, x, when):
+    return x[int(round(when / DT)) - 1]
+
+
+@pytest.mark.parametrize("name", ["distributed", "reduced"])
+def test_object_sticks_slips_at_low_grip_and_sticks_again(runs, name):
+    t, x, f = runs[name]
+    # stick: bristle-scale displacement only (σ0 = 1e6/m: µm at most)
+    assert abs(_at(t, x, 0.3)[1]) < 1e-5
+    # slip during the first grip minimum (measured 5.2–5.4 mm)
+    slip = _at(t, x, 0.5)[1] - _at(t, x, 0.3)[1]
+    assert slip < -1e-3
+    # stick again while the grip is high: < 1 % of the slip
+    assert abs(_at(t, x, 0.8)[1] - _at(t, x, 0.5)[1]) < 0.01 * abs(slip)
+    # impulse balance over the first stick phase (at rest at both ends): the pads carry the
+    # weight on average. (Instantaneously f_y deviates by ~6 %: with the amended LuGre force
+    # σ0 z f_N a changing grip force moves the object until z re-balances.) 1 % covers the
+    # residual speed at 0.3 s (m v/0.3 s with v ≲ 1e-4 m/s).
+    k = int(round(0.3 / DT))
+    assert f[:k, 1].mean() == pytest.approx(0.2 * 9.81, rel=0.01)
+
+
+def test_reduced_model_reproduces_the_distributed_slip(runs):
+    # Paper: "the reduced model results in similar simulation outcomes" (Figs. 27–29); we require
+    # the slipped distance and rotation after the first slip within 10 % (measured 3 %)
+    _, xd, _ = runs["distributed"]
+    t, xr, _ = runs["reduced"]
+    d, r = _at(t, xd, 0.6), _at(t, xr, 0.6)
+    assert r[1] == pytest.approx(d[1], rel=0.1)
+    assert r[2] == pytest.approx(d[2], rel=0.1)
