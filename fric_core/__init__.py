@@ -15,6 +15,8 @@ Modules:
                   the diagonal case (70), the paper's projection iteration as reference
     arm           arms with a transmission at every joint: algorithm (69) (GearedArm)
     arm_dynamics  M(q), h(q, q̇), J(q) from a URDF with Pinocchio (the only module importing it)
+    modular       the modular RK4 simulator of paper 001: admittance/impedance components, checked
+                  wiring (13), generalised RK4 (21)/(22), I_fricK (19), I_fricKN (23)/(24)
     identification_io      recorded runs (CSV, rosbag2) in; renderer parameters/YAML out
     identification_report  paper 003's figures and the estimates table of a run
     planar        planar friction of paper 002: distributed and reduced LuGre with limit surfaces,
