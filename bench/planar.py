@@ -146,6 +146,30 @@ def slip_stick(quick: bool) -> None:
     print(f"  reduced:     {t_r:6.2f} s   target <= {TARGET_SLIP_RED:g} s  (paper C++ ~{REF_SLIP_RED:g} s)")
     print(f"  final CoM [x, y, θ]: distributed {np.round(x_d[-1], 5).tolist()}, "
           f"reduced {np.round(x_r[-1], 5).tolist()}")
+    # normal-force dependent Hertz-like pads (45)–(46): k = 2 (only the size changes: the
+    # reduced model rescales its table) and k = 2 f_N (the table is recomputed at every update)
+    fn0 = float(P.gripper_normal_force(0.0))
+    a1 = float(P.hertz_radius(1.0))
+    base = P.LimitSurfaceTable.compute(P.hertz_like(21, 1.0, k=2.0), 20)
+    cases = (
+        ("k = 2     distributed", P.DistributedLuGre(P.hertz_like(21, fn0), P.TABLE_I[1], dt=5e-5,
+                                                     elasto_plastic=True),
+         lambda m, fn: m.set_surface(P.hertz_like(21, fn, k=2.0)), 237.06),
+        ("k = 2     reduced", P.ReducedLuGre(base.rescaled(float(P.hertz_radius(fn0)) / a1),
+                                             P.TABLE_I[1], dt=5e-5, elasto_plastic=True),
+         lambda m, fn: m.set_limit_surface(base.rescaled(float(P.hertz_radius(fn)) / a1)), 3.49),
+        ("k = 2 f_N distributed", P.DistributedLuGre(P.hertz_like(21, fn0, k=2 * fn0),
+                                                     P.TABLE_I[1], dt=5e-5, elasto_plastic=True),
+         lambda m, fn: m.set_surface(P.hertz_like(21, fn, k=2.0 * fn)), 238.95),
+        ("k = 2 f_N reduced", P.ReducedLuGre(base, P.TABLE_I[1], dt=5e-5, elasto_plastic=True),
+         lambda m, fn: m.set_limit_surface(
+             P.LimitSurfaceTable.compute(P.hertz_like(21, fn, k=2.0 * fn), 20)), 70.23),
+    )
+    for name, model, update, ref in cases:
+        t0 = time.perf_counter()
+        _, x, _ = P.simulate_in_hand(model, duration, on_normal_force=update)
+        el = time.perf_counter() - t0
+        print(f"  {name}: {el:6.2f} s  (paper {ref:g} s)  final CoM {np.round(x[-1], 5).tolist()}")
 
 
 def main(argv=None) -> int:

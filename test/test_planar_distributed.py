@@ -219,3 +219,49 @@ def test_bad_constructor_arguments():
         P.PlanarFrictionParams(sigma0=-1.0)
     with pytest.raises(ValueError, match="mu_s"):
         P.PlanarFrictionParams(mu_c=1.0, mu_s=0.5)
+
+
+def test_ode_form_with_an_implicit_solver_matches_the_fixed_step():
+    # The derivative (10) with its diagonal Jacobian in scipy's BDF reproduces the exact fixed
+    # step on a stretch of the Fig. 5 profile where the CoR crosses the contact (0.8–0.9 s).
+    # Both are accurate to the solver tolerance (rtol 1e-6) and the step's O(h·v̇) error
+    # (h = 1e-5 s, v̇ = 0.025 m/s²): compare to 1e-4 of the peak force.
+    import scipy.sparse
+    from scipy.integrate import solve_ivp
+    s = P.circle(7, L)
+    m = P.DistributedLuGre(s, P.TABLE_I[1], dt=1e-5)
+    t0, t1 = 0.8, 0.9
+    for tk in np.arange(0.0, t0, 1e-4):          # reach a realistic state on the way
+        m.step(P.fig5_twist(tk))
+    y0 = m.state
+
+    def rhs(t, y):
+        return m.derivative(y, P.fig5_twist(t))
+
+    def jac(t, y):
+        return scipy.sparse.diags(m.jacobian_diagonal(y, P.fig5_twist(t)))
+    sol = solve_ivp(rhs, (t0, t1), y0, method="BDF", jac=jac, rtol=1e-6, atol=1e-12)
+    assert sol.success
+    f_ode = m.wrench(sol.y[:, -1], P.fig5_twist(t1))
+    for tk in np.arange(t0, t1, 1e-5):
+        f_step = m.step(P.fig5_twist(tk + 1e-5))
+    np.testing.assert_allclose(f_step, f_ode, atol=1e-4 * 1.2)
+
+
+def test_set_surface_keeps_the_bristles_of_a_growing_hertz_contact():
+    # (45)–(46) with constant k: the same cells stay loaded while the contact grows with f_N
+    m = P.DistributedLuGre(P.hertz_like(11, 1.0), P.TABLE_I[1], dt=1e-3)
+    m.step([0.0, 0.0, 0.5])
+    z = m.state
+    m.set_surface(P.hertz_like(11, 8.0))
+    np.testing.assert_array_equal(m.state, z)
+    assert m.normal_force == 8.0
+    # the wrench of the same deflections at twice the size and 8× the load: forces ×8, torque ×16
+    f8 = m.step([0.0, 0.0, 0.0])
+    m.set_surface(P.hertz_like(11, 1.0))
+    f1 = m.step([0.0, 0.0, 0.0])
+    np.testing.assert_allclose(f8, f1 * [8, 8, 16], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="surface"):
+        m.set_surface(P.square(11, L))               # 121 loaded cells ≠ the disc's
+    m.set_surface(P.square(11, L), keep_state=False)
+    assert np.all(m.state == 0.0) and m.n_cells == 121

@@ -231,6 +231,17 @@ class DistributedLuGre:
         a = self._cell_rates(t[0], t[1], t[2], z)
         return (self._vc - a * z).ravel()
 
+    def jacobian_diagonal(self, state, twist) -> np.ndarray:
+        """Diagonal of ∂ż/∂z, flat (2M,): −a = −σ0‖v‖/g(‖v‖) per cell and component. For (10)
+        this is the whole Jacobian (the cells and components decouple given the twist); for the
+        Elasto-Plastic rate (15) it omits ∂β/∂z (the frozen-β approximation ``step`` also uses).
+        Pass ``scipy.sparse.diags(...)`` as ``jac`` to an implicit solver (BDF, Radau, LSODA's
+        banded mode) instead of finite-differencing 2M states."""
+        z = np.asarray(state, dtype=float).reshape(2, self.n_cells)
+        t = as_twists(twist)[0]
+        a = self._cell_rates(t[0], t[1], t[2], z)
+        return -np.concatenate([a, a])
+
     def wrench(self, state, twist) -> np.ndarray:
         """Wrench (13)–(14) at the CoP for a flat ``state`` and twist (ż from (10)/(15))."""
         z = np.asarray(state, dtype=float).reshape(2, self.n_cells)
