@@ -12,9 +12,10 @@ Two forms:
   Given the body twist the cells are independent and (10) is linear in z:
   ż = v − a z with a = σ0‖v‖/g(‖v‖), so z(t+h) = e^{−ah} z + (1 − e^{−ah})/a · v. It is stable
   for any step (the explicit Euler step of the paper's C++ code needs h < 2/a ≈ 2·10⁻⁴ s at
-  1 cm/s), and reaches the steady state (11) exactly. The Elasto-Plastic factor β (17) is
-  frozen over the step (a → β a; β = 0 gives the pure spring z += v h). The returned wrench is
-  (9) at the end of the step with ż = v − β a z.
+  1 cm/s), and reaches the steady state (11) exactly. The Elasto-Plastic factor β (17) is held
+  over the step (a → β a; β = 0 gives the pure spring z += v h), taken as the larger of β at the
+  start and at the end of a predictor step, so long steps do not carry a bristle elastically past
+  z_max. The returned wrench is (9) at the end of the step with ż = v − β a z.
 
 Normal force: the wrench is proportional to f_N ((3), (9)); ``set_normal_force(0)`` is valid and
 gives an exactly zero wrench while the bristles keep their deflection.
@@ -87,6 +88,8 @@ class DistributedLuGre:
         self._s2, self._s, self._g, self._a = (np.empty(m) for _ in range(4))
         self._em, self._e, self._c, self._k = (np.empty(m) for _ in range(4))
         self._b1, self._b2 = np.empty(m), np.empty(m)
+        self._a0 = np.empty(m)
+        self._zp = np.empty((2, m))
         p = self.params
         self._const_g = p.mu_s == p.mu_c
         self._gamma2 = p.gamma == 2.0
@@ -157,6 +160,7 @@ class DistributedLuGre:
             np.divide(s, g, out=a)
             a *= p.sigma0
         if self.elasto_plastic:
+            np.maximum(a, _TINY, out=self._a0)            # LuGre rate, kept for the corrector
             a *= self._beta(z)
         np.maximum(a, _TINY, out=a)
         return a
@@ -207,12 +211,30 @@ class DistributedLuGre:
     # --- public API ------------------------------------------------------------------------
     def step(self, twist) -> np.ndarray:
         """Advance the bristles by ``dt`` with the twist [v_x, v_y, ω] (at the CoP) held constant
-        and return the wrench [f_x, f_y, τ] at the CoP at the end of the step."""
+        and return the wrench [f_x, f_y, τ] at the CoP at the end of the step.
+
+        Elasto-Plastic: β is taken as max(β(z_k), β(z_pred)), z_pred being the step with β(z_k)
+        frozen (a predictor–corrector: β only grows along the sliding direction, so a bristle
+        leaving the elastic range within a long step is not carried past z_max elastically)."""
         vx, vy, om = (float(c) for c in twist)
         if not math.isfinite(vx + vy + om):
             raise ValueError(f"twist: must be finite, got {twist!r}")
         z = self.z
         a = self._cell_rates(vx, vy, om, z)
+        if self.elasto_plastic:
+            a0 = self._a0
+            beta0 = a / a0                                  # β(z_k) (a0 > 0 where it matters)
+            zp = self._zp
+            zp[...] = z
+            self._advance(zp, a)
+            np.maximum(beta0, self._beta(zp), out=beta0)
+            np.multiply(a0, beta0, out=a)
+            np.maximum(a, _TINY, out=a)
+        self._advance(z, a)
+        return self._wrench_of(z, a)
+
+    def _advance(self, z: np.ndarray, a: np.ndarray) -> None:
+        """Exact step of ż = v − a z with v = self._vc and a held: z ← e^{−ah} z + (1 − e^{−ah})/a v."""
         em, c = self._em, self._c
         np.multiply(a, -self.dt, out=em)
         np.expm1(em, out=em)                          # e^{−ah} − 1
@@ -221,7 +243,6 @@ class DistributedLuGre:
         z *= em
         np.multiply(self._vc, c, out=self._tmp)
         z -= self._tmp
-        return self._wrench_of(z, a)
 
     def derivative(self, state, twist) -> np.ndarray:
         """ż of (10) (or (15) with ``elasto_plastic``) for a flat ``state`` and the twist at the
@@ -234,7 +255,7 @@ class DistributedLuGre:
     def jacobian_diagonal(self, state, twist) -> np.ndarray:
         """Diagonal of ∂ż/∂z, flat (2M,): −a = −σ0‖v‖/g(‖v‖) per cell and component. For (10)
         this is the whole Jacobian (the cells and components decouple given the twist); for the
-        Elasto-Plastic rate (15) it omits ∂β/∂z (the frozen-β approximation ``step`` also uses).
+        Elasto-Plastic rate (15) it omits ∂β/∂z (β held, as in ``step``).
         Pass ``scipy.sparse.diags(...)`` as ``jac`` to an implicit solver (BDF, Radau, LSODA's
         banded mode) instead of finite-differencing 2M states."""
         z = np.asarray(state, dtype=float).reshape(2, self.n_cells)

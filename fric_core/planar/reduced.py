@@ -12,7 +12,8 @@ The wrench at the CoP is (28): f_r = −(σ0 z + σ1 ż + σ2 U v) f_N, U = diag
 
 ``step`` advances a fixed step exactly for the twist held over the step (ż is linear in z:
 z(t+h) = e^{−ah} z + (1 − e^{−ah})/a · w‖v_S‖ with a = β σ0‖v_S‖/g), so it is stable for any
-step. All contacts are advanced in one vectorised call: twists (m, 3), loads scalar or (m,).
+step (Elasto-Plastic: β held at max(β(z_k), β(z_predicted)) as in the distributed model).
+All contacts are advanced in one vectorised call: twists (m, 3), loads scalar or (m,).
 Zero normal force gives an exactly zero wrench.
 """
 
@@ -160,6 +161,8 @@ class ReducedLuGre:
             a = n * p.sigma0
             a /= g
         if self.elasto_plastic:
+            self._ep_args = (h, n, g, r)
+            self._a0 = np.maximum(a, _TINY)                 # LuGre rate, kept for the corrector
             a *= self._beta(zc, h, n, g, r)
         np.maximum(a, _TINY, out=a)
         return u, a
@@ -217,7 +220,17 @@ class ReducedLuGre:
         zc = self._zc
         zx, zy, zt = float(zc[0, 0]), float(zc[1, 0]), float(zc[2, 0])
         if self.elasto_plastic:
-            a *= self._beta_one(zx, zy, zt, hx, hy, ht, n, g, r)
+            # predictor–corrector for β: β only grows along the sliding direction, so take the
+            # larger of β at the start and at the end of the frozen-β step; a bristle leaving
+            # the elastic range within a long step is then not carried past z_max elastically
+            beta = self._beta_one(zx, zy, zt, hx, hy, ht, n, g, r)
+            ab = max(a * beta, _TINY)
+            em = math.expm1(-ab * self.dt)
+            c = em / ab
+            px, py, pt = ((em + 1.0) * zx - c * ux, (em + 1.0) * zy - c * uy,
+                          (em + 1.0) * zt - c * ut)
+            beta = max(beta, self._beta_one(px, py, pt, hx, hy, ht, n, g, r))
+            a *= beta
         if a < _TINY:
             a = _TINY
         em = math.expm1(-a * self.dt)
@@ -260,15 +273,27 @@ class ReducedLuGre:
         tc = self._twists(twist)
         zc = self._zc
         u, a = self._rates(tc, zc)
+        if self.elasto_plastic:                      # β = max(β(z_k), β(z_pred)), see _step_one
+            a0 = self._a0
+            beta = a / a0
+            zp = zc.copy()
+            self._advance(zp, u, a)
+            np.maximum(beta, self._beta(zp, *self._ep_args), out=beta)
+            np.multiply(a0, beta, out=a)
+            np.maximum(a, _TINY, out=a)
+        self._advance(zc, u, a)
+        f = self._wrench(tc, zc, u, a)
+        return f[0].copy() if np.ndim(twist) == 1 else f
+
+    def _advance(self, zc: np.ndarray, u: np.ndarray, a: np.ndarray) -> None:
+        """Exact step of ż = u − a z with u, a held: z ← e^{−ah} z + (1 − e^{−ah})/a u."""
         em = a * -self.dt
         np.expm1(em, out=em)                         # e^{−ah} − 1
         c = em / a                                   # −(1 − e^{−ah})/a
         em += 1.0
         zc *= em
-        u_c = u * c
-        zc -= u_c
-        f = self._wrench(tc, zc, u, a)
-        return f[0].copy() if np.ndim(twist) == 1 else f
+        c = u * c
+        zc -= c
 
     def derivative(self, state, twist) -> np.ndarray:
         """ż of (27)/(33)/(34), flat (3m,) in the layout of ``state``, for a flat ``state``
