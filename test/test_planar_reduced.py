@@ -151,3 +151,16 @@ def test_elasto_plastic_long_steps_do_not_overshoot_at_break_away():
         for j in (0, 2):
             assert coarse[j] == pytest.approx(fine[j], rel=0.03)
             assert coarse[j] <= 1.01 * fine[j]
+
+
+def test_fig5_reduced_converges_with_precomputation_cells():
+    # Fig. 36: the reduced model's error against a fine distributed model (41×41 square) falls
+    # as the grid used to pre-compute the limit surface is refined (r, u and h all converge).
+    tw = P.fig5_twist(np.arange(0.0, P.FIG5_DURATION, 1e-3))
+    ref = P.simulate(P.DistributedLuGre(P.square(41, L), P.TABLE_I[1], dt=1e-3).step, tw)
+    errs = []
+    for n in (5, 11, 21):
+        red = P.ReducedLuGre(P.LimitSurfaceTable.compute(P.square(n, L), 20), dt=1e-3)
+        errs.append(max(P.normalized_rmse(ref, P.simulate(red.step, tw))))
+    assert errs[0] > errs[1] > errs[2]
+    assert errs[2] < 0.03           # comparable to the distributed model's own error (Fig. 9)

@@ -265,11 +265,12 @@ class ReducedLuGre:
     def step(self, twist) -> np.ndarray:
         """Advance all contacts by ``dt`` with the twists (at the CoP) held constant; return the
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
-        if self.n_contacts == 1 and np.ndim(twist) == 1 and len(twist) == 3:
-            vx, vy, om = (float(c) for c in twist)
+        if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
+            vx, vy, om = (float(c) for c in np.ravel(twist))
             if not math.isfinite(vx + vy + om):
                 raise ValueError(f"twist: must be finite, got {twist!r}")
-            return self._step_one(vx, vy, om)
+            f = self._step_one(vx, vy, om)
+            return f if np.ndim(twist) == 1 else f[None, :]
         tc = self._twists(twist)
         zc = self._zc
         u, a = self._rates(tc, zc)
