@@ -49,13 +49,15 @@ def _ss_unit_load(rho: np.ndarray, w: np.ndarray, t: np.ndarray, mu_c: float, mu
         om = tt[:, 2:3]
         vx = tt[:, 0:1] - om * rho[1]
         vy = tt[:, 1:2] + om * rho[0]
-        s = np.hypot(vx, vy)
+        s = np.sqrt(vx * vx + vy * vy)
         # a cell at the CoR (speed at round-off level of the twist) has no sliding direction:
         # it carries zero measure in (7)–(8), so it contributes nothing (not a random v̂)
         floor = 1e-12 * (np.abs(tt[:, 0:1]) + np.abs(tt[:, 1:2]) + np.abs(om) * reach)
         s = np.where(s > floor, s, 0.0)
         if mu_s != mu_c:
-            gs = mu_c + (mu_s - mu_c) * np.exp(-(s / v_s) ** gamma)
+            x = s * (1.0 / v_s)
+            x = x * x if gamma == 2.0 else x ** gamma
+            gs = mu_c + (mu_s - mu_c) * np.exp(-x)
         else:
             gs = mu_c
         k = np.divide(gs, s, out=np.zeros_like(s), where=s > 0)
