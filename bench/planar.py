@@ -142,8 +142,10 @@ def slip_stick(quick: bool) -> None:
                          elasto_plastic=True)
     _, x_r, _ = P.simulate_in_hand(red, duration)
     t_r = time.perf_counter() - t0                  # includes the table pre-computation
-    print(f"  distributed: {t_d:6.2f} s   target <= {TARGET_SLIP_DIST:g} s  (paper {REF_SLIP_DIST:g} s)")
-    print(f"  reduced:     {t_r:6.2f} s   target <= {TARGET_SLIP_RED:g} s  (paper C++ ~{REF_SLIP_RED:g} s)")
+    print(f"  distributed: {t_d:6.2f} s   target <= {TARGET_SLIP_DIST:g} s"
+          f"  (paper {REF_SLIP_DIST:g} s)")
+    print(f"  reduced:     {t_r:6.2f} s   target <= {TARGET_SLIP_RED:g} s"
+          f"  (paper C++ ~{REF_SLIP_RED:g} s)")
     print(f"  final CoM [x, y, θ]: distributed {np.round(x_d[-1], 5).tolist()}, "
           f"reduced {np.round(x_r[-1], 5).tolist()}")
     # normal-force dependent Hertz-like pads (45)–(46): k = 2 (only the size changes: the

@@ -9,7 +9,6 @@ and only the accumulated displacement remains.
 """
 
 import numpy as np
-import pytest
 
 import fric_core.planar as P
 

@@ -2,7 +2,6 @@
 force oscillates, f_N = 1.73 + 0.91 sin(4πt) N; it sticks while 2 μ f_N exceeds its weight
 (1.96 N, i.e. f_N > 0.98 N for μ_C = 1) and slips around the minima (t ≈ 0.375 s, 0.875 s)."""
 
-import numpy as np
 import pytest
 
 import fric_core.planar as P

@@ -78,7 +78,8 @@ def test_twist_and_wrench_transforms_preserve_power():
 # --- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("pressure, field", [
     (np.zeros((0, 0)), "pressure"), ([[1.0, -1.0], [1.0, 1.0]], "pressure"),
-    (np.zeros((3, 3)), "pressure"), (np.ones((2, 3)), "pressure"), ([[np.nan, 1], [1, 1]], "pressure"),
+    (np.zeros((3, 3)), "pressure"), (np.ones((2, 3)), "pressure"),
+    ([[np.nan, 1], [1, 1]], "pressure"),
     (np.ones((1, 1)), "n_cells"),
 ])
 def test_bad_pressure_grids_are_rejected(pressure, field):

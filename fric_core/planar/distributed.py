@@ -24,7 +24,6 @@ gives an exactly zero wrench while the bristles keep their deflection.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 
@@ -234,7 +233,7 @@ class DistributedLuGre:
         return self._wrench_of(z, a)
 
     def _advance(self, z: np.ndarray, a: np.ndarray) -> None:
-        """Exact step of ż = v − a z with v = self._vc and a held: z ← e^{−ah} z + (1 − e^{−ah})/a v."""
+        """Exact step of ż = v − a z, v = self._vc and a held: z ← e^{−ah} z + (1 − e^{−ah})/a v."""
         em, c = self._em, self._c
         np.multiply(a, -self.dt, out=em)
         np.expm1(em, out=em)                          # e^{−ah} − 1

@@ -100,7 +100,8 @@ def _bilinear_corners(surface: ContactSurface, t: np.ndarray):
     return idx, twists, weights
 
 
-def steady_state_wrench(surface: ContactSurface, twist, params: Optional[PlanarFrictionParams] = None,
+def steady_state_wrench(surface: ContactSurface, twist,
+                        params: Optional[PlanarFrictionParams] = None,
                         normal_force: Optional[float] = None, bilinear: bool = True) -> np.ndarray:
     """Steady-state wrench of the distributed model at the CoP, (11)–(14) with (21)–(22).
 
@@ -232,7 +233,8 @@ class LimitSurfaceTable:
         self.cop = np.asarray(cop, dtype=float)
 
     @classmethod
-    def compute(cls, surface: ContactSurface, n_ls: int = 20, bilinear: bool = True) -> "LimitSurfaceTable":
+    def compute(cls, surface: ContactSurface, n_ls: int = 20,
+                bilinear: bool = True) -> "LimitSurfaceTable":
         """Pre-compute the table for ``surface`` at resolution N_ls (N_ls cells over π/2)."""
         try:
             n = int(n_ls)
@@ -250,7 +252,8 @@ class LimitSurfaceTable:
         tw = np.stack([r_p * np.cos(TH) * np.sin(PH), r_p * np.sin(TH) * np.sin(PH),
                        np.cos(PH)], axis=-1).reshape(-1, 3)
         # every θ node at ϕ = 0 is the same pure rotation: evaluate it once
-        w = steady_state_wrench(unit, tw[(np.arange(tw.shape[0]) % (n + 1)) != 0], bilinear=bilinear)
+        off_pole = (np.arange(tw.shape[0]) % (n + 1)) != 0
+        w = steady_state_wrench(unit, tw[off_pole], bilinear=bilinear)
         pure = steady_state_wrench(unit, [0.0, 0.0, 1.0], bilinear=bilinear)
         nodes = np.empty((4 * n, n + 1, 3))
         nodes[:, 0, :] = pure

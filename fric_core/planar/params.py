@@ -64,7 +64,8 @@ class PlanarFrictionParams:
 
     def g_scalar(self, speed: float) -> float:
         """(2) for one float, without numpy (hot scalar paths)."""
-        return self.mu_c + (self.mu_s - self.mu_c) * math.exp(-(abs(speed) / self.v_s) ** self.gamma)
+        x = (abs(speed) / self.v_s) ** self.gamma
+        return self.mu_c + (self.mu_s - self.mu_c) * math.exp(-x)
 
 
 #: Table I of paper 002: row p = 0 (no viscosity, μ_S = μ_C) and row p = 1 (Stribeck, viscous).

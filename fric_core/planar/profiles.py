@@ -13,7 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["FIG5_DURATION", "fig5_twist", "simulate", "normalized_rmse", "drift_loads", "simulate_body",
+__all__ = ["FIG5_DURATION", "fig5_twist", "simulate", "normalized_rmse", "drift_loads",
+           "simulate_body",
            "gripper_normal_force", "simulate_in_hand"]
 
 #: simulated time of the Fig. 5 experiment [s]

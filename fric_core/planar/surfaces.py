@@ -20,8 +20,7 @@ gives zero friction, never NaN.
 
 from __future__ import annotations
 
-import math
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 
@@ -166,7 +165,8 @@ def _centres(n: int, size: float) -> tuple[np.ndarray, np.ndarray]:
     return np.meshgrid(c, c, indexing="ij")
 
 
-def from_function(n_cells: int, size: float, pressure: Callable[[np.ndarray, np.ndarray], np.ndarray],
+def from_function(n_cells: int, size: float,
+                  pressure: Callable[[np.ndarray, np.ndarray], np.ndarray],
                   normal_force: float = 1.0, name: str = "function") -> ContactSurface:
     """Sample ``pressure(x, y)`` (vectorised, grid coordinates in m) at the cell centres."""
     n = _n_cells(n_cells)
@@ -222,7 +222,8 @@ def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1
     return ContactSurface(_line_profile(n, ramp, axis), size, normal_force, "gradient line")
 
 
-def non_convex_1(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> ContactSurface:
+def non_convex_1(n_cells: int = 21, size: float = 0.02,
+                 normal_force: float = 1.0) -> ContactSurface:
     """Gradient "C" shape: the ring 0.45 R ≤ ‖(x, y)‖ ≤ R (R = size/2) with a 90° opening towards
     +x, pressure growing linearly along y. Our reconstruction of the paper's "gradient non-convex
     1" (Fig. 8 gives the shapes only as pictures)."""
@@ -236,7 +237,8 @@ def non_convex_1(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.
     return from_function(n_cells, size, p, normal_force, "gradient non-convex 1")
 
 
-def non_convex_2(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> ContactSurface:
+def non_convex_2(n_cells: int = 21, size: float = 0.02,
+                 normal_force: float = 1.0) -> ContactSurface:
     """Gradient "L" shape: the square without its (+x, +y) quadrant, pressure growing linearly
     along x. Our reconstruction of the paper's "gradient non-convex 2" (Fig. 8)."""
     h = 0.5 * float(size)
