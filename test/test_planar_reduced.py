@@ -164,3 +164,18 @@ def test_fig5_reduced_converges_with_precomputation_cells():
         errs.append(max(P.normalized_rmse(ref, P.simulate(red.step, tw))))
     assert errs[0] > errs[1] > errs[2]
     assert errs[2] < 0.03           # comparable to the distributed model's own error (Fig. 9)
+
+
+def test_ellipsoid_model_steady_state_is_the_ellipsoid_24():
+    # (24): f_e = −μ f_N S v_S/‖v_S‖ (friction opposing the twist) with S = diag(1, 1, r)
+    ell = P.EllipsoidLimitSurface(radius=0.006)
+    m = P.ReducedLuGre(ell, P.PlanarFrictionParams.coulomb(0.8), dt=1.0, normal_force=1.5,
+                       n_contacts=4)
+    tw = np.array([[0.01, 0.0, 0.0], [0.0, 0.0, 1.0], [0.003, -0.004, 0.5], [-0.002, 0.0, -2.0]])
+    for _ in range(5):
+        f = m.step(tw)
+    vs = tw * [1.0, 1.0, 0.006]
+    expect = -0.8 * 1.5 * vs / np.linalg.norm(vs, axis=1)[:, None] * [1.0, 1.0, 0.006]
+    np.testing.assert_allclose(f, expect, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(m.steady_state(tw), expect, rtol=1e-9, atol=1e-15)
+    assert np.all(m.steady_state(np.zeros((4, 3))) == 0.0)      # undefined at rest: zero
