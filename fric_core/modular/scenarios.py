@@ -8,10 +8,18 @@ tests and the benchmark).
 * :func:`penalty_two_link` — Simulation III: the same mechanism from two rigid bodies and two
   penalty joints.
 
-The paper does not give the link parameters of Fig. 5; :data:`LINKS` are thin rods chosen so that
-the mechanism's elastic modes on the joint-friction springs (K = 5000 N m/rad) lie well above
-the 100 rad/s excitation (see the example for the computed frequencies): near that frequency the
-joint torques would be amplified beyond the breakaway level, and any friction model would slip.
+The paper does not give the link parameters of Fig. 5. :data:`LINKS` is a 1 kg, 1 m rod with a
+0.7 kg payload (a ball, 0.011 kg m²) at the tip of a massless 1 m second link, chosen so that
+
+* the mechanism moves little and slowly during the ramp and stops at about 4.4 s, as in Fig. 7
+  (the paper's angles change by a few hundredths of a radian);
+* the elastic modes of the held mechanism on the joint-friction springs (K = 5000 N m/rad,
+  ≈ 36 and 277 rad/s) are away from the 100 rad/s excitation. The paper's torques peak at
+  0.48 N m, only 4 % below F: a dynamic amplification above 1.14 lifts the joint torque over
+  the breakaway level and any friction model slips (a 0.5 kg payload already does, briefly;
+  with 0.7 kg the peak friction torque is 0.494 N m);
+* LuGre stays within RK4's stability region at T = 1e-4 s: its ODE has the rate σ0|v|/F, so
+  explicit RK4 needs |v| < 2.8 F/(σ0 T) = 2.8 rad/s (much lighter links reach 10 rad/s).
 """
 
 from __future__ import annotations
@@ -36,10 +44,17 @@ __all__ = ["SPHERE", "JOINT_FRICTION", "LINKS", "PENALTY", "paper_torques", "rol
 SPHERE = dict(M=0.3, R=0.2, g=9.8, K=1e5, B=10.0, mu=0.1, v0=2.0, T=1e-4)
 #: Simulation II joint friction (Sec. IV-B): K [N m/rad], B [N m s/rad], F [N m]; T = 1e-4 s.
 JOINT_FRICTION = dict(K=5000.0, B=1.0, F=0.5, T=1e-4)
-#: Link parameters (not in the paper): masses [kg], lengths [m], rod radius [m].
-LINKS = dict(masses=(0.4, 0.2), lengths=(0.3, 0.2), radius=0.01)
+#: Link parameters (not in the paper): masses [kg], lengths [m] (joint to joint / to the tip),
+#: centre of mass from the proximal joint [m], principal inertias about the centre of mass
+#: [kg m²] in link axes (x along the link, z the joint axis): a rod of radius 2 cm and a ball
+#: of inertia 0.011 kg m² (its inertia bounds the penalty model's stiffest mode, the ball
+#: turning about its centre against K_lin at the 1 m lever: √(K_lin c²/I) = 9500 rad/s).
+LINKS = dict(masses=(1.0, 0.7), lengths=(1.0, 1.0), com=(0.5, 1.0),
+             inertia=((0.5 * 1.0 * 0.02 ** 2, 1.0 * (3 * 0.02 ** 2 + 1.0) / 12.0,
+                       1.0 * (3 * 0.02 ** 2 + 1.0) / 12.0),
+                      (0.011,) * 3))
 #: Penalty-joint parameters of Simulation III (N/m, N s/m, N m/rad, N m s/rad).
-PENALTY = dict(K_lin=1e6, B_lin=200.0, K_rot=10.0, B_rot=0.02)
+PENALTY = dict(K_lin=1e6, B_lin=50.0, K_rot=10.0, B_rot=0.02)
 
 
 def paper_torques(t: float) -> tuple[float, float]:
@@ -62,10 +77,9 @@ def rolling_sphere(M: float = SPHERE["M"], R: float = SPHERE["R"], g: float = SP
 
 
 def planar_arm(links: dict = LINKS) -> PlanarTwoLink:
-    """The closed-form arm of rods with the given masses, lengths and radius."""
-    m, L, r = links["masses"], links["lengths"], links["radius"]
-    inertia = [mi * (3.0 * r * r + li * li) / 12.0 for mi, li in zip(m, L)]
-    return PlanarTwoLink(masses=m, lengths=L, inertia=inertia)
+    """The closed-form arm (8) of the links (their z inertias about the centres of mass)."""
+    return PlanarTwoLink(masses=links["masses"], lengths=links["lengths"], com=links["com"],
+                         inertia=[links["inertia"][0][2], links["inertia"][1][2]])
 
 
 def two_link(friction: str = "kikuuwe", torques=paper_torques, links: dict = LINKS,
@@ -91,16 +105,16 @@ def two_link(friction: str = "kikuuwe", torques=paper_torques, links: dict = LIN
 def penalty_two_link(torques=paper_torques, links: dict = LINKS, penalty: dict = PENALTY,
                      K: float = JOINT_FRICTION["K"], B: float = JOINT_FRICTION["B"],
                      F: float = JOINT_FRICTION["F"]) -> CompiledSystem:
-    """Simulation III: rigid bodies ``"link0"``, ``"link1"`` (rods along their x axes, centre of
-    mass mid-length), penalty joints ``"joint0"`` (world–link0) and ``"joint1"`` (link0 tip –
+    """Simulation III: rigid bodies ``"link0"``, ``"link1"`` (x axes along the links, origins at
+    the centres of mass), penalty joints ``"joint0"`` (world–link0) and ``"joint1"`` (link0 tip –
     link1 base) with ``I_fricK`` friction, actuators ``"motor0"``, ``"motor1"`` (AxisTorque)."""
-    m, L, r = links["masses"], links["lengths"], links["radius"]
+    m, L, c = links["masses"], links["lengths"], links["com"]
     s = ModularSystem()
     for i in (0, 1):
-        s.add_admittance(f"link{i}", RigidBody.rod(m[i], L[i], r))
-    frames = [Stack(FixedFrame(), BodyFrame("link0", (-0.5 * L[0], 0.0, 0.0))),
-              Stack(BodyFrame("link0", (0.5 * L[0], 0.0, 0.0)),
-                    BodyFrame("link1", (-0.5 * L[1], 0.0, 0.0)))]
+        s.add_admittance(f"link{i}", RigidBody(m[i], links["inertia"][i]))
+    frames = [Stack(FixedFrame(), BodyFrame("link0", (-c[0], 0.0, 0.0))),
+              Stack(BodyFrame("link0", (L[0] - c[0], 0.0, 0.0)),
+                    BodyFrame("link1", (-c[1], 0.0, 0.0)))]
     for i in (0, 1):
         s.add_impedance(f"joint{i}", PenaltyJoint(**penalty, K=K, B=B, F=F), frames[i])
         s.add_impedance(f"motor{i}", AxisTorque(lambda t, i=i: torques(t)[i]), frames[i])
