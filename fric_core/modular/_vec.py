@@ -22,10 +22,11 @@ def quat_matrix(q0: float, q1: float, q2: float, q3: float) -> np.ndarray:
 
 
 def rotate(q, r) -> tuple[float, float, float]:
-    """R(q) r for a (near-)unit quaternion q = (w, x, y, z) and a 3-vector r, as floats."""
-    w, x, y, z = float(q[0]), float(q[1]), float(q[2]), float(q[3])
+    """R(q) r for a (near-)unit quaternion q = (w, x, y, z) and a 3-vector r (pass tuples of
+    Python floats for speed; numpy scalars work too)."""
+    w, x, y, z = q
     n = w * w + x * x + y * y + z * z
-    rx, ry, rz = float(r[0]), float(r[1]), float(r[2])
+    rx, ry, rz = r
     # t = 2 (v × r) / n ;  R r = r + w t + v × t   (v = (x, y, z))
     tx = 2.0 * (y * rz - z * ry) / n
     ty = 2.0 * (z * rx - x * rz) / n

@@ -85,9 +85,8 @@ class PlanarTwoLink(Admittance):
                          s * w0 * w0 + self._g1 * c01])
 
     def derivative(self, x, u, t, out):
-        th0, th1, w0, w1 = x[0], x[1], x[2], x[3]
-        out[0] = w0
-        out[1] = w1
+        th0, th1, w0, w1 = x.tolist()
+        u0, u1 = u.tolist()
         c, sn = math.cos(th1), math.sin(th1)
         b = self._b
         h00 = self._a + 2.0 * b * c
@@ -95,11 +94,10 @@ class PlanarTwoLink(Admittance):
         h11 = self._d
         s = b * sn
         c01 = math.cos(th0 + th1)
-        r0 = u[0] + s * (2.0 * w0 * w1 + w1 * w1) - self._g0 * math.cos(th0) - self._g1 * c01
-        r1 = u[1] - s * w0 * w0 - self._g1 * c01
+        r0 = u0 + s * (2.0 * w0 * w1 + w1 * w1) - self._g0 * math.cos(th0) - self._g1 * c01
+        r1 = u1 - s * w0 * w0 - self._g1 * c01
         det = h00 * h11 - h01 * h01
-        out[2] = (h11 * r0 - h01 * r1) / det
-        out[3] = (h00 * r1 - h01 * r0) / det
+        out[:] = (w0, w1, (h11 * r0 - h01 * r1) / det, (h00 * r1 - h01 * r0) / det)
 
     def energy(self, x) -> float:
         th, w = x[:2], x[2:]

@@ -89,6 +89,7 @@ class RigidBody(Admittance):
         self._Jif = tuple(float(v) for v in self._J_inv.ravel())
         self.gravity = _gravity(gravity)
         self._inv_m = 1.0 / self.M
+        self._g = tuple(float(v) for v in self.gravity)
         self._isotropic = bool(np.allclose(J, J[0, 0] * np.eye(3), rtol=1e-14, atol=0.0))
 
     @classmethod
@@ -112,24 +113,18 @@ class RigidBody(Admittance):
         return R @ self.inertia @ R.T
 
     def derivative(self, x, u, t, out):
-        out[0:3] = x[3:6]
+        _, _, _, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = x.tolist()
+        fx, fy, fz, tx, ty, tz = u.tolist()
         inv_m = self._inv_m
-        g = self.gravity
-        out[3] = u[0] * inv_m + g[0]
-        out[4] = u[1] * inv_m + g[1]
-        out[5] = u[2] * inv_m + g[2]
-        q0, q1, q2, q3 = x[6], x[7], x[8], x[9]
-        wx, wy, wz = x[10], x[11], x[12]
-        # q̇ = ½ [0, ω] ⊗ q  (ω in world axes)
-        out[6] = 0.5 * (-wx * q1 - wy * q2 - wz * q3)
-        out[7] = 0.5 * (wx * q0 + wy * q3 - wz * q2)
-        out[8] = 0.5 * (wy * q0 + wz * q1 - wx * q3)
-        out[9] = 0.5 * (wz * q0 + wx * q2 - wy * q1)
+        g0, g1, g2 = self._g
+        qd = (0.5 * (-wx * q1 - wy * q2 - wz * q3),   # q̇ = ½ [0, ω] ⊗ q  (ω in world axes)
+              0.5 * (wx * q0 + wy * q3 - wz * q2),
+              0.5 * (wy * q0 + wz * q1 - wx * q3),
+              0.5 * (wz * q0 + wx * q2 - wy * q1))
         if self._isotropic:  # ω × J ω = 0 and J_w = J
-            ji = self._J_inv[0, 0]
-            out[10] = u[3] * ji
-            out[11] = u[4] * ji
-            out[12] = u[5] * ji
+            ji = self._Jif[0]
+            out[:] = (v0, v1, v2, fx * inv_m + g0, fy * inv_m + g1, fz * inv_m + g2) + qd + (
+                tx * ji, ty * ji, tz * ji)
             return
         # Euler's equations in body axes (scalar code: 3-vectors are too small for numpy)
         n = q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3
@@ -150,7 +145,6 @@ class RigidBody(Admittance):
         hx = j[0] * bx + j[1] * by + j[2] * bz       # J ω_b
         hy = j[3] * bx + j[4] * by + j[5] * bz
         hz = j[6] * bx + j[7] * by + j[8] * bz
-        tx, ty, tz = u[3], u[4], u[5]
         sx = r00 * tx + r10 * ty + r20 * tz - (by * hz - bz * hy)   # Rᵀτ − ω_b × J ω_b
         sy = r01 * tx + r11 * ty + r21 * tz - (bz * hx - bx * hz)
         sz = r02 * tx + r12 * ty + r22 * tz - (bx * hy - by * hx)
@@ -158,9 +152,10 @@ class RigidBody(Admittance):
         ax = k[0] * sx + k[1] * sy + k[2] * sz       # ω̇_b = J⁻¹ (...)
         ay = k[3] * sx + k[4] * sy + k[5] * sz
         az = k[6] * sx + k[7] * sy + k[8] * sz
-        out[10] = r00 * ax + r01 * ay + r02 * az     # ω̇ = R ω̇_b
-        out[11] = r10 * ax + r11 * ay + r12 * az
-        out[12] = r20 * ax + r21 * ay + r22 * az
+        out[:] = (v0, v1, v2, fx * inv_m + g0, fy * inv_m + g1, fz * inv_m + g2) + qd + (
+            r00 * ax + r01 * ay + r02 * az,          # ω̇ = R ω̇_b
+            r10 * ax + r11 * ay + r12 * az,
+            r20 * ax + r21 * ay + r22 * az)
 
     def project(self, x) -> None:
         q = x[6:10]

@@ -28,7 +28,7 @@ class DahlImpedance(Impedance):
         self._c = self.K / self.F
 
     def evaluate(self, xin, y, t, tau, w, ydot):
-        v, e = xin[1], y[0]
+        v, e = xin.item(1), y.item(0)
         w[0] = -self.K * e
         ydot[0] = v - abs(v) * self._c * e
 
@@ -57,7 +57,7 @@ class LuGreImpedance(Impedance):
         self.vs = param("vs", vs, minimum=0.0, strict=True, allow_array=False)
 
     def evaluate(self, xin, y, t, tau, w, ydot):
-        v, e = xin[1], y[0]
+        v, e = xin.item(1), y.item(0)
         if self.Fs == self.Fc:
             gF = self.Fc
         else:

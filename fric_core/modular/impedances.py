@@ -77,7 +77,7 @@ class SpringDamper(Impedance):
     def evaluate(self, xin, y, t, tau, w, ydot):
         n = self._n
         if n == 1:
-            w[0] = -(self.K * (xin[0] - self.rest) + self.B * xin[1])
+            w[0] = -(self.K * (xin.item(0) - self.rest) + self.B * xin.item(1))
             return
         np.subtract(xin[:n], self.rest, out=w)
         w *= self.K
@@ -133,13 +133,14 @@ class FrictionImpedance(Impedance):
         K = self.K
         Zi = self.B + tau * K
         if self._n == 1:
-            e = y[0]
+            e = y.item(0)
+            v = xin.item(1)
             F = self._coulomb_F
             if F is not None:  # (19b) literally: gsat(F, (B + τK) v + K e)
-                s = Zi * xin[1] + K * e
+                s = Zi * v + K * e
                 f = F if s > F else (-F if s < -F else s)
             else:
-                f = self._hook(xin[1] + K * e / Zi, 1.0 / Zi)
+                f = self._hook(v + K * e / Zi, 1.0 / Zi)
             w[0] = -f
             ydot[0] = (f - K * e) / Zi
             return
@@ -202,17 +203,18 @@ class PenaltyFrictionContact(Impedance):
         self._buf = np.zeros(2)
 
     def evaluate(self, xin, y, t, tau, w, ydot):
-        pz = xin[2] - self.height
+        _, _, pz, vx, vy, vz = xin.tolist()
+        pz -= self.height
         fz = 0.0
         if pz < 0.0:
-            fz = -self.K * pz - self.B * xin[5]
+            fz = -self.K * pz - self.B * vz
             if fz < 0.0:
                 fz = 0.0
         Kt = self.K_t
         Zi = self.B_t + tau * Kt
-        e0, e1 = y[0], y[1]
-        sx = Zi * xin[3] + Kt * e0
-        sy = Zi * xin[4] + Kt * e1
+        e0, e1 = y.tolist()
+        sx = Zi * vx + Kt * e0
+        sy = Zi * vy + Kt * e1
         if self.mu is not None:            # (23c): gsat(μ f_z, f̂_t)
             X = self.mu * fz
             r = math.sqrt(sx * sx + sy * sy)
@@ -228,11 +230,8 @@ class PenaltyFrictionContact(Impedance):
             fx, fy = fz * f[0], fz * f[1]
         else:
             fx = fy = 0.0
-        w[0] = -fx
-        w[1] = -fy
-        w[2] = fz
-        ydot[0] = (fx - Kt * e0) / Zi
-        ydot[1] = (fy - Kt * e1) / Zi
+        w[:] = (-fx, -fy, fz)
+        ydot[:] = ((fx - Kt * e0) / Zi, (fy - Kt * e1) / Zi)
 
     def energy(self, xin, y) -> float:
         pz = xin[2] - self.height

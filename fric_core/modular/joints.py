@@ -63,15 +63,16 @@ class PenaltyJoint(Impedance):
         self._fw = np.zeros(1)
 
     def evaluate(self, xin, y, t, tau, w, ydot):
-        ax, ay, az = rotate(xin[3:7], self.axis)
-        bx, by, bz = rotate(xin[16:20], self.axis)
-        dx, dy, dz = xin[13] - xin[0], xin[14] - xin[1], xin[15] - xin[2]
-        dvx, dvy, dvz = xin[20] - xin[7], xin[21] - xin[8], xin[22] - xin[9]
+        m = xin.tolist()
+        ax, ay, az = rotate(m[3:7], self.axis)
+        bx, by, bz = rotate(m[16:20], self.axis)
+        dx, dy, dz = m[13] - m[0], m[14] - m[1], m[15] - m[2]
+        dvx, dvy, dvz = m[20] - m[7], m[21] - m[8], m[22] - m[9]
         Kl, Bl = self.K_lin, self.B_lin
         fx = -(Kl * dx + Bl * dvx)
         fy = -(Kl * dy + Bl * dvy)
         fz = -(Kl * dz + Bl * dvz)
-        ox, oy, oz = xin[23] - xin[10], xin[24] - xin[11], xin[25] - xin[12]
+        ox, oy, oz = m[23] - m[10], m[24] - m[11], m[25] - m[12]
         wa = ax * ox + ay * oy + az * oz          # relative angular velocity about the axis
         self._fin[1] = wa
         self.friction.evaluate(self._fin, y, t, tau, self._fw, ydot)
@@ -80,8 +81,7 @@ class PenaltyJoint(Impedance):
         tx = -Kr * (ay * bz - az * by) - Br * (ox - wa * ax) + fr * ax
         ty = -Kr * (az * bx - ax * bz) - Br * (oy - wa * ay) + fr * ay
         tz = -Kr * (ax * by - ay * bx) - Br * (oz - wa * az) + fr * az
-        w[0], w[1], w[2], w[3], w[4], w[5] = -fx, -fy, -fz, -tx, -ty, -tz
-        w[6], w[7], w[8], w[9], w[10], w[11] = fx, fy, fz, tx, ty, tz
+        w[:] = (-fx, -fy, -fz, -tx, -ty, -tz, fx, fy, fz, tx, ty, tz)
 
     def energy(self, xin, y) -> float:
         a = np.array(rotate(xin[3:7], self.axis))
@@ -123,9 +123,6 @@ class AxisTorque(Impedance):
         self.axis = _axis(axis)
 
     def evaluate(self, xin, y, t, tau, w, ydot):
-        ax, ay, az = rotate(xin[3:7], self.axis)
+        ax, ay, az = rotate(xin[3:7].tolist(), self.axis)
         m = float(self.torque(t))
-        w[0:6] = 0.0
-        w[3], w[4], w[5] = -m * ax, -m * ay, -m * az
-        w[6:9] = 0.0
-        w[9], w[10], w[11] = m * ax, m * ay, m * az
+        w[:] = (0.0, 0.0, 0.0, -m * ax, -m * ay, -m * az, 0.0, 0.0, 0.0, m * ax, m * ay, m * az)

@@ -158,26 +158,21 @@ class _BoundBodyPoint(_Bound):
         self.r = self.off
 
     def motion(self, out):
-        x = self.x
-        r = rotate(x[6:10], self.off) if self.body else self.off
+        p0, p1, p2, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = self.x.tolist()
+        r = rotate((q0, q1, q2, q3), self.off) if self.body else self.off
         self.r = r
-        wx, wy, wz = x[10], x[11], x[12]
-        out[0] = x[0] + r[0]
-        out[1] = x[1] + r[1]
-        out[2] = x[2] + r[2]
-        out[3] = x[3] + wy * r[2] - wz * r[1]
-        out[4] = x[4] + wz * r[0] - wx * r[2]
-        out[5] = x[5] + wx * r[1] - wy * r[0]
+        out[0] = p0 + r[0]
+        out[1] = p1 + r[1]
+        out[2] = p2 + r[2]
+        out[3] = v0 + wy * r[2] - wz * r[1]
+        out[4] = v1 + wz * r[0] - wx * r[2]
+        out[5] = v2 + wx * r[1] - wy * r[0]
 
     def apply(self, w):
-        r, u = self.r, self.u  # r from motion() of the same evaluation
-        fx, fy, fz = w[0], w[1], w[2]
-        u[0] += fx
-        u[1] += fy
-        u[2] += fz
-        u[3] += r[1] * fz - r[2] * fy
-        u[4] += r[2] * fx - r[0] * fz
-        u[5] += r[0] * fy - r[1] * fx
+        r = self.r  # from motion() of the same evaluation
+        fx, fy, fz = w.tolist()
+        self.u += (fx, fy, fz, r[1] * fz - r[2] * fy, r[2] * fx - r[0] * fz,
+                   r[0] * fy - r[1] * fx)
 
 
 class BodyFrame(Port):
@@ -205,28 +200,18 @@ class _BoundBodyFrame(_Bound):
         self.r = self.off
 
     def motion(self, out):
-        x = self.x
-        r = rotate(x[6:10], self.off)
+        p0, p1, p2, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = self.x.tolist()
+        r = rotate((q0, q1, q2, q3), self.off)
         self.r = r
-        wx, wy, wz = x[10], x[11], x[12]
-        out[0] = x[0] + r[0]
-        out[1] = x[1] + r[1]
-        out[2] = x[2] + r[2]
-        out[3:7] = x[6:10]
-        out[7] = x[3] + wy * r[2] - wz * r[1]
-        out[8] = x[4] + wz * r[0] - wx * r[2]
-        out[9] = x[5] + wx * r[1] - wy * r[0]
-        out[10:13] = x[10:13]
+        out[:] = (p0 + r[0], p1 + r[1], p2 + r[2], q0, q1, q2, q3,
+                  v0 + wy * r[2] - wz * r[1], v1 + wz * r[0] - wx * r[2],
+                  v2 + wx * r[1] - wy * r[0], wx, wy, wz)
 
     def apply(self, w):
-        r, u = self.r, self.u
-        fx, fy, fz = w[0], w[1], w[2]
-        u[0] += fx
-        u[1] += fy
-        u[2] += fz
-        u[3] += w[3] + r[1] * fz - r[2] * fy
-        u[4] += w[4] + r[2] * fx - r[0] * fz
-        u[5] += w[5] + r[0] * fy - r[1] * fx
+        r = self.r
+        fx, fy, fz, tx, ty, tz = w.tolist()
+        self.u += (fx, fy, fz, tx + r[1] * fz - r[2] * fy, ty + r[2] * fx - r[0] * fz,
+                   tz + r[0] * fy - r[1] * fx)
 
 
 class FixedPoint(Port):
