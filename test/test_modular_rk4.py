@@ -183,3 +183,24 @@ def test_step_functions_share_the_interface():
         simulate(m, x0[:3], 0.01, 1)
     with pytest.raises(ValueError, match="n"):
         simulate(m, x0, 0.01, -1)
+
+
+def test_rate_dependent_law_makes_the_sliding_block_first_order():
+    # A documented property of (19), not of this code: with a viscous term the sliding force
+    # Φ_Z(v + ZKe) depends on Z = 1/(B + τK), i.e. on τ = T_r, so the block's trajectory
+    # converges only like T (ratio 2 per halving, band 1.7-2.5 as for Euler above) — against
+    # ratio 16 for Coulomb's law (test_order_of_accuracy_on_an_always_sliding_block).
+    s = ModularSystem()
+    s.add_admittance("block", PointMass(1.0))
+    s.add_impedance("push", ExternalForce(lambda t: (3.0 + math.sin(5.0 * t), 0.0, 0.0), n=3),
+                    Coordinates("block"))
+    s.add_impedance("friction", FrictionImpedance(K=1e3, B=5.0, law=CoulombViscous(1.0, 0.5)),
+                    Coordinates("block", 0))
+    m = s.build()
+    finals = []
+    for n in (20, 40, 80, 1280):
+        x0 = m.initial_state(block=PointMass.state(v=(1.0, 0.0, 0.0)))
+        finals.append(simulate(m, x0, 1.0 / n, n, every=n).x[-1, 3])
+    errs = [abs(f - finals[-1]) for f in finals[:-1]]
+    ratios = [a / b for a, b in zip(errs, errs[1:])]
+    assert all(1.7 < r < 2.5 for r in ratios), ratios
