@@ -204,3 +204,34 @@ def test_rate_dependent_law_makes_the_sliding_block_first_order():
     errs = [abs(f - finals[-1]) for f in finals[:-1]]
     ratios = [a / b for a, b in zip(errs, errs[1:])]
     assert all(1.7 < r < 2.5 for r in ratios), ratios
+
+
+def test_timestep_argument_none_restores_fourth_order_and_keeps_the_hold():
+    # τ = 0: the continuous element (17) as an ODE (needs B > 0, T K/B < 2.7: here 0.5 at most).
+    # The same viscous-law block as above now converges like T⁴ (band 12-20), and a held block
+    # still does not drift (ė = v exactly in the static branch).
+    def block(push, law):
+        s = ModularSystem()
+        s.add_admittance("block", PointMass(1.0))
+        s.add_impedance("push", ExternalForce(push, n=3), Coordinates("block"))
+        s.add_impedance("friction", FrictionImpedance(K=1e3, B=40.0, law=law,
+                                                      timestep_argument="none"),
+                        Coordinates("block", 0))
+        return s.build()
+
+    m = block(lambda t: (3.0 + math.sin(5.0 * t), 0.0, 0.0), CoulombViscous(1.0, 0.5))
+    finals = []
+    for n in (20, 40, 80, 1280):
+        x0 = m.initial_state(block=PointMass.state(v=(1.0, 0.0, 0.0)))
+        finals.append(simulate(m, x0, 1.0 / n, n, every=n).x[-1, 3])
+    errs = [abs(f - finals[-1]) for f in finals[:-1]]
+    ratios = [a / b for a, b in zip(errs, errs[1:])]
+    assert all(12.0 < r < 20.0 for r in ratios), ratios
+    held = block(lambda t: (0.7 * math.sin(3.0 * t), 0.0, 0.0), Coulomb(1.0))
+    tr = simulate(held, held.initial_state(block=PointMass.state()), 1e-2, 2000)
+    anchor = tr.x[:, 0] - tr.x[:, held.slice("friction")][:, 0]
+    assert np.ptp(anchor) < 1e-13
+    with pytest.raises(ValueError, match="B"):
+        FrictionImpedance(K=1.0, B=0.0, F=1.0, timestep_argument="none")
+    with pytest.raises(ValueError, match="timestep_argument"):
+        FrictionImpedance(K=1.0, B=1.0, F=1.0, timestep_argument="T")

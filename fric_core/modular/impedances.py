@@ -99,6 +99,15 @@ class FrictionImpedance(Impedance):
         ė = (f − K e) Z                                                          (19c)
 
     Laws without a closed-form Φ_Z (Stribeck) need condition (48), |Φ'| / B ≤ 0.1, checked here.
+
+    ``timestep_argument``: ``"stage"`` (default) is the paper's (22): τ = T_r of the RK4 stage.
+    The τK term is numerical damping that keeps the element stable for any B ≥ 0 (as implicit
+    Euler does), at a price: e, and the force of a rate-dependent law, depend on τ, so they
+    converge only like T (Coulomb's law while sliding is exact: f = F). ``"none"`` uses τ = 0,
+    the continuous element (17) as an ODE (Z = 1/B): 4th-order under RK4 for every law and still
+    exactly drift-free (ė = v in the static branch), but it needs B > 0 and a step that resolves
+    the element's own rate K/B (T K/B < 2.7, RK4's real-axis limit).
+
     ``n`` > 1 gives the n-D contact of the same law (isotropic: gsat on the vector), or n
     independent joints when the law has per-joint parameters. ``K`` > 0, ``B`` ≥ 0.
     As long as the static branch holds, ė = v exactly, so ``p − e`` (the massless object of
@@ -108,10 +117,18 @@ class FrictionImpedance(Impedance):
     motion = "coordinates"
 
     def __init__(self, K: float, B: float, F: float | None = None, *,
-                 law: FrictionLaw | None = None, n: int = 1):
+                 law: FrictionLaw | None = None, n: int = 1, timestep_argument: str = "stage"):
         n = _size(n)
         self.K = param("K", K, minimum=0.0, strict=True, allow_array=False)
         self.B = param("B", B, minimum=0.0, allow_array=False)
+        if timestep_argument not in ("stage", "none"):
+            raise ValueError(f"timestep_argument: expected 'stage' (paper (22)) or 'none' "
+                             f"(τ = 0), got {timestep_argument!r}")
+        if timestep_argument == "none" and self.B == 0.0:
+            raise ValueError("B: timestep_argument='none' needs B > 0 (the element (17) is an "
+                             "ODE only with viscosity)")
+        self.timestep_argument = timestep_argument
+        self._tau_factor = 1.0 if timestep_argument == "stage" else 0.0
         self.law = _law(law, F, n, type(self).__name__)
         if not self.law.exact and (self.B == 0.0 or not self.law.approximation_valid(1.0 / self.B)):
             # Φ_Z of a law without a closed form is the approximation (46)/(57), valid under
@@ -131,7 +148,7 @@ class FrictionImpedance(Impedance):
 
     def evaluate(self, xin, y, t, tau, w, ydot):
         K = self.K
-        Zi = self.B + tau * K
+        Zi = self.B + self._tau_factor * tau * K
         if self._n == 1:
             e = y.item(0)
             v = xin.item(1)
