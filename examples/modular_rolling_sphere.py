@@ -78,7 +78,7 @@ def run(out, quick: bool = False) -> Checks:
     r = run_sphere("rk4", t_end)
     eu = run_sphere("euler", t_end)
     rest = run_sphere("rk4", 0.7, z0=R - M * G / K)
-    t, X, i = r["t"], r["X"], r["i"]
+    X, i = r["X"], r["i"]
     vz = X[i, 5]
     airborne = float(np.sum(X[:, 2] > R) * T)
     E = np.array([r["model"].energy(x) for x in X[i::5]])

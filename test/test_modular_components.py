@@ -7,11 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from fric_core.laws import Coulomb, CoulombViscous
-from fric_core.modular import (BodyPoint, Coordinates, DahlImpedance, ExternalForce,
+from fric_core.laws import CoulombViscous
+from fric_core.modular import (BodyFrame, BodyPoint, Coordinates, DahlImpedance, ExternalForce,
                                FixedFrame, FrictionImpedance, LuGreImpedance, ModularSystem,
                                PenaltyFrictionContact, PenaltyJoint, PointMass, RigidBody,
-                               SpringDamper, Stack, BodyFrame, simulate)
+                               SpringDamper, Stack, simulate)
+from fric_core.modular._vec import quat_from_axis_angle
 
 
 def _block(friction, push, M=1.0, n=1):
@@ -144,7 +145,6 @@ def test_penalty_joint_angle_and_reaction_balance():
     s = ModularSystem().add_admittance("b", RigidBody(1.0, [0.01, 0.1, 0.1]))
     s.add_impedance("j", j, Stack(FixedFrame(), BodyFrame("b", (-0.5, 0.0, 0.0))))
     m = s.build()
-    from fric_core.modular._vec import quat_from_axis_angle
     q = quat_from_axis_angle((0, 0, 1), 0.7)
     x = m.initial_state(b=RigidBody.state(p=(0.5 * math.cos(0.7), 0.5 * math.sin(0.7), 0.0),
                                           q=q, omega=(0.0, 0.3, 2.0)))

@@ -9,7 +9,7 @@ import pytest
 
 from fric_core.modular import (Coordinates, ExternalForce, ModularSystem, PlanarTwoLink,
                                simulate)
-from fric_core.modular.scenarios import (JOINT_FRICTION, LINKS, PENALTY, penalty_initial_state,
+from fric_core.modular.scenarios import (JOINT_FRICTION, PENALTY, penalty_initial_state,
                                          penalty_joint_angles, penalty_two_link, two_link)
 
 K, F = JOINT_FRICTION["K"], JOINT_FRICTION["F"]

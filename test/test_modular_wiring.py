@@ -1,13 +1,11 @@
 """The component graph is checked when it is built (sizes, layouts, unconnected or doubly
 connected inputs, unknown names), and bad parameters raise ValueError naming the field."""
 
-import math
-
 import numpy as np
 import pytest
 
 from fric_core.laws import Coulomb, Stribeck
-from fric_core.modular import (AxisTorque, BodyFrame, BodyPoint, Coordinates, DahlImpedance,
+from fric_core.modular import (AxisTorque, BodyPoint, Coordinates, DahlImpedance,
                                ExternalForce, FixedFrame, FixedPoint, FrictionImpedance,
                                LuGreImpedance, ModularSystem, PenaltyFrictionContact,
                                PenaltyJoint, PlanarTwoLink, PointMass, Relative, RigidBody,
