@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fric_core.laws import Coulomb, Stribeck
-from fric_core.modular import (AxisTorque, BodyPoint, Coordinates, DahlImpedance,
+from fric_core.modular import (ArmPoint, AxisTorque, BodyPoint, Coordinates, DahlImpedance,
                                ExternalForce, FixedFrame, FixedPoint, FrictionImpedance,
                                LuGreImpedance, ModularSystem, PenaltyFrictionContact,
                                PenaltyJoint, PlanarTwoLink, PointMass, Relative, RigidBody,
@@ -57,6 +57,9 @@ def test_unknown_names_and_wrong_kinds():
     s = ModularSystem().add_admittance("b", RigidBody(1.0, [1, 1, 1]))
     s.add_impedance("k", SpringDamper(1.0, 0.0, n=3), Coordinates("b"))
     assert "use BodyPoint/BodyFrame" in _build_error(s)
+    s = ModularSystem().add_admittance("m", PointMass(1.0))
+    s.add_impedance("k", SpringDamper(1.0, 0.0, n=3), ArmPoint("m"))
+    assert "ArmPoint('m') needs an arm" in _build_error(s)
     s = ModularSystem().add_admittance("arm", _arm())
     s.add_impedance("f", FrictionImpedance(K=1.0, B=0.0, F=1.0), Coordinates("arm", 5))
     assert "out of range" in _build_error(s)

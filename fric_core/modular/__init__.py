@@ -13,7 +13,8 @@ RK4 combination (13i–l). {T_0 … T_4} = {0, T/2, T/2, T, T} (21).
 
 Modules (one concept each):
     components    the Admittance / Impedance base classes and the sign convention
-    wiring        ports: the Φ/Ψ maps (coordinates, body points and frames, differences, stacks)
+    wiring        ports: the Φ/Ψ maps (coordinates, body points and frames, arm tips through
+                  their Jacobians, differences, stacks)
     system        ModularSystem (the graph, checked at build) → CompiledSystem (F(x, t; τ))
     integrators   rk4_step (21)/(22), euler_step (4), simulate
     bodies        PointMass (7), RigidBody (25)/(26) with a unit quaternion
@@ -33,13 +34,13 @@ from .impedances import ExternalForce, FrictionImpedance, PenaltyFrictionContact
 from .integrators import RK4_STAGE_TIMES, Trajectory, euler_step, rk4_step, simulate
 from .joints import AxisTorque, PenaltyJoint
 from .system import CompiledSystem, ModularSystem
-from .wiring import (BodyFrame, BodyPoint, Coordinates, FixedFrame, FixedPoint, Port, Relative,
-                     Stack)
+from .wiring import (ArmPoint, BodyFrame, BodyPoint, Coordinates, FixedFrame, FixedPoint, Port,
+                     Relative, Stack)
 
 __all__ = [
     "Admittance", "Impedance",
-    "Port", "Coordinates", "BodyPoint", "BodyFrame", "FixedPoint", "FixedFrame", "Relative",
-    "Stack",
+    "Port", "Coordinates", "BodyPoint", "BodyFrame", "ArmPoint", "FixedPoint", "FixedFrame",
+    "Relative", "Stack",
     "ModularSystem", "CompiledSystem",
     "rk4_step", "euler_step", "simulate", "Trajectory", "RK4_STAGE_TIMES",
     "PointMass", "RigidBody", "PlanarTwoLink", "UrdfArm",

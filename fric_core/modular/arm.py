@@ -6,8 +6,9 @@
 * :class:`UrdfArm` — any fixed-base arm from a URDF, H and c (Coriolis, centrifugal and gravity)
   from Pinocchio via :class:`fric_core.arm_dynamics.UrdfDynamics`.
 
-Both are of kind ``"coordinates"``: wire them with
-:class:`~fric_core.modular.wiring.Coordinates`.
+Both are of kind ``"coordinates"``: wire joint-space impedances with
+:class:`~fric_core.modular.wiring.Coordinates`, and Cartesian ones (contacts, springs) at the tip
+with :class:`~fric_core.modular.wiring.ArmPoint` (``tip_kinematics``: position and Jacobian).
 """
 
 from __future__ import annotations
@@ -105,6 +106,15 @@ class PlanarTwoLink(Admittance):
         pot = (self._g0 * math.sin(th[0]) + self._g1 * math.sin(th[0] + th[1]))
         return 0.5 * float(w @ self.mass_matrix(th) @ w) + pot
 
+    def tip_kinematics(self, theta) -> tuple[np.ndarray, np.ndarray]:
+        """Tip of link 1 (distance l₁ from joint 1): world position (3,) and Jacobian J (3 × 2)."""
+        l0, l1 = self.lengths
+        a0, a1 = float(theta[0]), float(theta[0]) + float(theta[1])
+        c0, s0, c1, s1 = math.cos(a0), math.sin(a0), math.cos(a1), math.sin(a1)
+        p = np.array([l0 * c0 + l1 * c1, l0 * s0 + l1 * s1, 0.0])
+        J = np.array([[-l0 * s0 - l1 * s1, -l1 * s1], [l0 * c0 + l1 * c1, l1 * c1], [0.0, 0.0]])
+        return p, J
+
     def link_states(self, theta, omega) -> list[np.ndarray]:
         """Each link as a rigid-body state ``[p, v, q, ω]`` (25) at the centre of mass, for the
         penalty-based model of the same mechanism (Sec. IV-C). Link frames: x along the link."""
@@ -144,6 +154,11 @@ class UrdfArm(Admittance):
         self.n_state, self.n_force = 2 * n, n
         self._n = n
         self._rhs = np.zeros(n)
+
+    def tip_kinematics(self, theta) -> tuple[np.ndarray, np.ndarray]:
+        """The end-effector frame origin (UrdfDynamics' ee_frame): position (3,), J (3 × n)."""
+        q = np.asarray(theta, dtype=float)
+        return self.dynamics.ee_position(q), self.dynamics.jacobian(q)[:3]
 
     def derivative(self, x, u, t, out):
         n = self._n

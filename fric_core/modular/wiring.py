@@ -11,7 +11,8 @@ mismatches raise ``ValueError`` there, never during a step.
 Motion layouts (the ``layout`` an impedance declares as ``motion``):
 
 * ``"coordinates"``: ``[positions(m), velocities(m)]``, force of size m
-  (:class:`Coordinates`, :class:`BodyPoint`, :class:`FixedPoint`, :class:`Relative`);
+  (:class:`Coordinates`, :class:`BodyPoint`, :class:`ArmPoint`, :class:`FixedPoint`,
+  :class:`Relative`);
 * ``"frames"``: per frame ``[p(3), q(4), v(3), ω(3)]`` (13 numbers), wrench ``[f(3), τ(3)]``
   about the frame origin, world axes (:class:`BodyFrame`, :class:`FixedFrame`);
 
@@ -26,8 +27,8 @@ import numpy as np
 
 from ._vec import rotate
 
-__all__ = ["Port", "Coordinates", "BodyPoint", "BodyFrame", "FixedPoint", "FixedFrame",
-           "Relative", "Stack"]
+__all__ = ["Port", "Coordinates", "BodyPoint", "BodyFrame", "ArmPoint", "FixedPoint",
+           "FixedFrame", "Relative", "Stack"]
 
 # resolve(name, who) -> (component, state view, force view); raises ValueError naming the name
 Resolver = Callable[[str, str], tuple]
@@ -212,6 +213,43 @@ class _BoundBodyFrame(_Bound):
         fx, fy, fz, tx, ty, tz = w.tolist()
         self.u += (fx, fy, fz, tx + r[1] * fz - r[2] * fy, ty + r[2] * fx - r[0] * fz,
                    tz + r[0] * fy - r[1] * fx)
+
+
+class ArmPoint(Port):
+    """The tip of an arm (8) through its Jacobian: motion ``[p(θ), J(θ) θ̇]``, a force f at the
+    tip enters the joints as ``Jᵀ f`` (the Φ/Ψ pair of (13) for a kinematic chain). The arm
+    must provide ``tip_kinematics(θ) -> (p, J)`` (PlanarTwoLink: end of link 1; UrdfArm: the
+    end-effector frame of its UrdfDynamics)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def bind(self, resolve, who):
+        comp, x, u = resolve(self.name, who)
+        if comp.kind != "coordinates" or not hasattr(comp, "tip_kinematics"):
+            raise ValueError(f"{who}: ArmPoint({self.name!r}) needs an arm with "
+                             f"tip_kinematics(); {self.name!r} is a {type(comp).__name__}")
+        return _BoundArmPoint(comp, x, u, (self.name,))
+
+
+class _BoundArmPoint(_Bound):
+    layout = "coordinates"
+    n_motion, n_force = 6, 3
+
+    def __init__(self, comp, x, u, sources):
+        n = comp.n_force
+        self.kin, self.q, self.qd, self.u, self.sources = comp.tip_kinematics, x[:n], x[n:], u, \
+            sources
+        self.J = np.zeros((3, n))
+
+    def motion(self, out):
+        p, J = self.kin(self.q)
+        self.J = J
+        out[:3] = p
+        np.dot(J, self.qd, out=out[3:])
+
+    def apply(self, w):
+        self.u += self.J.T @ w
 
 
 class FixedPoint(Port):
