@@ -5,6 +5,7 @@ Prints, measured side by side in one run, for the paper's systems at their times
 * the constraint-based two-link with I_fricK joint friction (Sec. IV-B: arm (8) + 2 × (19) +
   actuator torques), and the same with LuGre (12);
 * the penalty-based two-link (Sec. IV-C: 2 rigid bodies + 2 penalty joints + 2 axis torques);
+* a two-link whose arm dynamics come from Pinocchio (UrdfArm, the bundled planar_2link URDF);
 
 RK4 (21) steps per second, forward-Euler (4) steps per second through the same components, their
 ratio (RK4 evaluates the components 4 times per step, so ≈ 4 is the expected cost ratio) and the
@@ -25,9 +26,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fric_core.modular import RigidBody, euler_step, rk4_step  # noqa: E402
-from fric_core.modular.scenarios import (penalty_initial_state, penalty_two_link,  # noqa: E402
-                                         rolling_sphere, two_link)
+from fric_core.arm_dynamics import UrdfDynamics  # noqa: E402
+from fric_core.modular import (Coordinates, ExternalForce, FrictionImpedance,  # noqa: E402
+                               ModularSystem, RigidBody, UrdfArm, euler_step, rk4_step)
+from fric_core.modular.scenarios import (paper_torques, penalty_initial_state,  # noqa: E402
+                                         penalty_two_link, rolling_sphere, two_link)
 
 T = 1e-4
 TARGET_RT = 1.0   # real-time factor at the paper's T: simulate at least as fast as time passes
@@ -42,6 +45,16 @@ def systems():
         yield f"two-link, {kind} (IV-B)", m, m.initial_state(arm=[0.0, 0.0, 0.0, 0.0])
     pen = penalty_two_link()
     yield "two-link, penalty (IV-C)", pen, penalty_initial_state(pen, (0.0, 0.0))
+    # the same I_fricK joints on an arm whose dynamics come from Pinocchio (the bundled
+    # planar_2link URDF: other link parameters, so only its speed is comparable)
+    s = ModularSystem().add_admittance("arm", UrdfArm(UrdfDynamics("planar_2link",
+                                                                   gravity=(0.0, 0.0, 0.0))))
+    s.add_impedance("motors", ExternalForce(paper_torques, n=2), Coordinates("arm"))
+    for i in (0, 1):
+        s.add_impedance(f"friction{i}", FrictionImpedance(K=5000.0, B=1.0, F=0.5),
+                        Coordinates("arm", i))
+    urdf = s.build()
+    yield "two-link, URDF/Pinocchio", urdf, urdf.initial_state(arm=[0.0, 0.0, 0.0, 0.0])
 
 
 def steps_per_second(step, model, x0, t0: float, n_block: int, n_rep: int) -> float:

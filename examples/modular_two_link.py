@@ -191,7 +191,7 @@ def run(out, quick: bool = False) -> Checks:
         np.all(ptp_theta < 1.15 * SWING / K), f"{ptp_theta.max():.2e} rad")
     chk("LuGre: the drift grows monotonically (period means)",
         np.all(np.diff(drift[1:], axis=0) > 0.0))
-    chk("LuGre: within ~1 s the drift exceeds 20 x the elastic range, and still grows",
+    chk("LuGre: the drift exceeds 20 x the elastic range of I_fricK, and still grows",
         np.all(drift[-1] > 20 * SWING / K) and np.all(np.abs(rate) > 1e-4),
         f"{drift[-1].min():.2e} rad")
     # the ramp leaves only 0.02 N m of net torque, so a torque error δ from the penalty joints'
