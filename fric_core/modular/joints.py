@@ -43,8 +43,9 @@ class PenaltyJoint(Impedance):
     where the first two terms of τ_B penalise the bending of the joint axes and
     ``f = I_fricK(a_A·Δω, e; τ)`` (19) is the joint friction (any :mod:`fric_core.laws` law,
     state e ∈ R). The separation d and the bending are O(load / stiffness): the joint tends to
-    the ideal (constraint) joint as K_lin, K_rot → ∞ (the stable step shrinks like
-    1/√K, see the module docs).
+    the ideal (constraint) joint as K_lin, K_rot → ∞, but the stable RK4 step shrinks like
+    1/√K: the stiffest mode is a body turning about its centre of mass against K_lin at the
+    lever c from the joint, ω = √(K_lin c²/I); keep ωT < 2.8 (and B_lin c² T/I < 2.7).
     """
 
     motion = "frames"
