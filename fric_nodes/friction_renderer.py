@@ -487,7 +487,49 @@ class FrictionRenderer(Node):
             t.pose.orientation.w = 1.0
             t.lifetime = a.lifetime
             arr.markers += [a, t]
+        if self._bank.planar is not None:  # the patch, its force and torque at the end effector
+            life = Duration(sec=0, nanosec=500_000_000)
+            disc = Marker(ns="planar_patch", id=0, type=Marker.CYLINDER, action=Marker.ADD)
+            disc.scale.z = 0.002
+            disc.pose.orientation.w = 1.0
+            disc.lifetime = life
+            arrow = Marker(ns="planar_force", id=0, type=Marker.ARROW, action=Marker.ADD)
+            arrow.points = [Point(), Point()]
+            arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.005, 0.01, 0.01
+            arrow.pose.orientation.w = 1.0
+            arrow.lifetime = life
+            text = Marker(ns="planar_label", id=0, type=Marker.TEXT_VIEW_FACING,
+                          action=Marker.ADD)
+            text.scale.z = 0.015
+            text.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+            text.pose.orientation.w = 1.0
+            text.lifetime = life
+            arr.markers += [disc, arrow, text]
         return arr
+
+    def _planar_markers(self, stamp) -> None:
+        """The planar patch at the end effector (x, y): a disc coloured stick/slip, the friction
+        force as an arrow, the friction torque as text."""
+        pl = self._bank.planar
+        disc, arrow, text = self._markers.markers[-3:]
+        ix, iy, _ = pl.index
+        x, y = float(self._reader.position[ix]), float(self._reader.position[iy])
+        f = pl._out
+        size = float(self._values["planar.size"])
+        for m in (disc, arrow, text):
+            m.header.frame_id = self._marker_frame
+            m.header.stamp = stamp
+        disc.pose.position.x, disc.pose.position.y = x, y
+        disc.scale.x = disc.scale.y = size
+        c = _STICK if pl.stuck else _SLIP
+        disc.color = ColorRGBA(r=c.r, g=c.g, b=c.b, a=0.6)
+        arrow.points[0].x, arrow.points[0].y = x, y
+        arrow.points[1].x = x + self._marker_scale * float(f[0])
+        arrow.points[1].y = y + self._marker_scale * float(f[1])
+        arrow.color = _STICK if pl.stuck else _SLIP
+        text.pose.position.x, text.pose.position.y, text.pose.position.z = x, y, 0.03
+        text.text = (f"{'stick' if pl.stuck else 'slip'} f=({f[0]:+.2f}, {f[1]:+.2f}) "
+                     f"tau={f[2]:+.3f}")
 
     def marker_forces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position, friction force on the device, stuck) per joint, as the markers show."""
@@ -514,6 +556,8 @@ class FrictionRenderer(Node):
             t.pose.position.y = 0.1 * i
             t.pose.position.z = 0.05
             t.text = f"{j}: {'stick' if stuck[i] else 'slip'} {force[i]:+.2f}"
+        if self._bank.planar is not None and self._impedance:
+            self._planar_markers(stamp)
         self._marker_pub.publish(self._markers)
 
     # ------------------------------------------------------------------ diagnostics

@@ -194,3 +194,20 @@ def test_example_config_loads_and_passes_the_design_check():
     bank, problems = build_bank("massless_impedance", cfg["dt"], cfg["joints"], vals)
     assert bank.planar is not None and list(bank.planar.index) == [0, 1, 2]
     assert not [p for p in problems if "diverges" in p]
+
+
+def test_node_draws_the_patch_at_the_end_effector(node):
+    node._marker_pub.get_subscription_count = lambda: 1
+    sent = []
+    node._marker_pub.publish = sent.append
+    node._out.publish = lambda msg: None
+    names_ = ["gripper", "x", "y", "yaw"]
+    for k in range(100):  # sliding along +x at 5 cm/s from (0.1, 0.2)
+        node._on_joint_state(joint_state_msg(names_, [0.0, 0.1 + 5e-5 * k, 0.2, 0.0],
+                                             [0.0, 0.05, 0.0, 0.0], stamp_ns=10**9 + k * 10**6))
+    node._on_markers()
+    ms = {m.ns: m for m in sent[-1].markers}
+    disc, arrow = ms["planar_patch"], ms["planar_force"]
+    assert (disc.pose.position.x, disc.pose.position.y) == pytest.approx((0.1 + 5e-5 * 99, 0.2))
+    assert arrow.points[1].x < arrow.points[0].x  # friction against the motion
+    assert "slip" in ms["planar_label"].text and disc.color.a == pytest.approx(0.6)
