@@ -11,6 +11,9 @@ Runs, in order,
   contact, γ_v from backdrivable to self-locking;
 * ``fig11_12_transmission_arm.py`` — paper 004 Sec. 6.2, Figs. 11–12: the 2-DOF geared arm
   against a moving wall;
+* ``modular_rolling_sphere.py``, ``modular_two_link.py`` — paper 001 Sec. IV with RK4: a sphere
+  sliding into pure rolling; the two-link mechanism holding still under I_fricK while LuGre
+  drifts, and its penalty-based twin;
 
 prints every check, then a summary table and where the PNGs are. Exit status 0 iff every check
 passes.
@@ -28,7 +31,8 @@ from pathlib import Path
 from _plotting import parse_args
 
 SCRIPTS = ["fig06_07_model_a", "fig11_two_masses", "fig13_14_models_b_d", "drift_comparison",
-           "fig09_transmission_rod", "fig11_12_transmission_arm"]
+           "fig09_transmission_rod", "fig11_12_transmission_arm",
+           "modular_rolling_sphere", "modular_two_link"]
 
 
 def _drift_available() -> bool:
