@@ -214,7 +214,8 @@ def run(out, quick: bool = False) -> Checks:
         q_ell = [np.percentile(e, [25, 50, 75]) for e in normalized_errors(r, "ell")]
         print(f"      {name:14s} f_t: {np.array2string(q_red[0], precision=4)} | "
               f"{np.array2string(q_ell[0], precision=4)};  tau: "
-              f"{np.array2string(q_red[1], precision=4)} | {np.array2string(q_ell[1], precision=4)}")
+              f"{np.array2string(q_red[1], precision=4)} | "
+              f"{np.array2string(q_ell[1], precision=4)}")
     for name, r in results.items():
         chk.pngs.append(plot_surface(name, r, out))
     chk.pngs.append(plot_boxplot(results, out))
