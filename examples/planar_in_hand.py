@@ -16,9 +16,10 @@ timing run; the paper's f_N,1 and f_N,2 are given only as plots). Cases:
   (only the size changes: the reduced model rescales its table, Sec. VI-D) and k = 2 f_N (the
   shape changes: the reduced model recomputes its table at 100 Hz; full run only).
 
-Integrated by ``simulate_in_hand`` (semi-implicit Euler, dt = 5e-5 s < 2m/(2 σ1 f_N,max)
-≈ 9.5e-5 s). Printed: slip (Δy, Δθ) per grip cycle, slip phases, wall times (cf. Table IV:
-218 s distributed / 3.5 s reduced with the authors' C++ and LSODA). Checked: stick and slip
+Integrated by ``simulate_in_hand`` (semi-implicit Euler, dt = 5e-5 s; 2.5e-5 s in case 1, where
+the CoM ends far below the pads and the explicit update needs dt < 2/(2 σ1 f_N (1/m + d²/I))).
+Printed: slip (Δy, Δθ) per grip cycle, slip phases, wall times (cf. Table IV: 218 s distributed
+/ 3.5 s reduced with the authors' C++ and LSODA). Checked: stick and slip
 phases and slip distances of the reduced model against the distributed one, and the paper's
 qualitative observations above.
 """
@@ -36,9 +37,11 @@ from fric_core.planar import (TABLE_I, DistributedLuGre, LimitSurfaceTable, Redu
                               simulate_in_hand, square)
 
 DT = 5e-5
-# Case 1 hangs its CoM 25 mm below the pads; there the explicit body update chatters at
-# dt ≥ 4e-5 s once f_N > ~2.3 N (pad force 18–21× the friction limit; stable at 3e-5 s), so
-# case 1 runs at 2.5e-5 s. See the pad-force check in ``compare``.
+# The explicit body update is stable for dt < 2/(σ1 n f_N (1/m + d²/I)) with d the CoM–pad
+# distance (the pad's damping σ1 n f_N acts on the effective mass at the pad). In case 1 the
+# object slips down the pads after pivoting, d grows to ≈ 65 mm, d²/I ≈ 8.7/kg ≫ 1/m = 5/kg,
+# and at f_N = 2.64 N the bound falls to ≈ 3.5e-5 s (measured: stable at 3e-5, pad force 18–21×
+# the friction limit at 4e-5 and 5e-5 s). Case 2 keeps d ≲ 20 mm: 5e-5 s is stable.
 DT_CASE_1 = 2.5e-5
 PARAMS = TABLE_I[1]
 N_LS = 20
