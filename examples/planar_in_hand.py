@@ -329,6 +329,38 @@ def plot_fn2(pairs2: dict, out) -> object:
     return savefig(fig, out, "planar_in_hand_fn2.png")
 
 
+def plot_snapshots(pairs: dict, out) -> object:
+    """Fig. 26: the object (0.15 × 0.08 m, centred on its CoM) at five instants on the pads."""
+    from matplotlib.patches import Circle, Rectangle
+    labels = [lab for lab in ("case 1, circle", "case 2, circle", "case 2, gradient line")
+              if lab in pairs]
+    fig, axes = plt.subplots(1, len(labels), figsize=(5.0 * len(labels), 4.2), squeeze=False)
+    for ax, label in zip(axes[0], labels):
+        for name, ls in (("distributed", "-"), ("reduced", "--")):
+            pair_r = pairs[label][name]
+            t, x = pair_r["t"], pair_r["x"]
+            ax.plot(x[:, 0], x[:, 1], ls=ls, color="0.3", lw=1.0, label=f"CoM, {name}")
+            for i, when in enumerate(np.linspace(0.0, t[-1], 5)):
+                k = min(int(round(when / (t[1] - t[0]))), t.size - 1)
+                c = plt.cm.viridis(i / 4.0)
+                ax.add_patch(Rectangle((x[k, 0] - 0.075, x[k, 1] - 0.04), 0.15, 0.08,
+                                       angle=np.degrees(x[k, 2]), rotation_point="center",
+                                       fill=False, ls=ls, color=c, lw=1.5 if ls == "-" else 1.0,
+                                       label=f"t = {t[k]:.2f} s" if name == "distributed"
+                                       else None))
+        ax.add_patch(Circle((0.0, 0.0), 0.01, color="tab:brown", alpha=0.5, label="pad"))
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.12, 0.12)
+        ax.set_ylim(-0.16, 0.06)
+        ax.set_title(f"{label} (solid: distributed, dashed: reduced)", fontsize=9)
+        ax.set_xlabel("x [m]")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="lower left")
+    axes[0, 0].set_ylabel("y [m]")
+    fig.suptitle("Fig. 26: in-hand slip-stick snapshots, f_N = 1.73 + 0.91 sin 4πt N", fontsize=10)
+    return savefig(fig, out, "planar_in_hand_snapshots.png")
+
+
 def plot_cases(pairs: dict, out) -> object:
     n = len(pairs)
     fig, axes = plt.subplots(4, n, figsize=(3.6 * n, 9), sharex=True, squeeze=False)
@@ -411,6 +443,7 @@ def run(out, quick: bool = False) -> Checks:
     hertz = run_hertz(n_cells, duration, with_k_fn=not quick)
     check_hertz(chk, hertz)
     chk.pngs.append(plot_cases(pairs, out))
+    chk.pngs.append(plot_snapshots(pairs, out))
     chk.pngs.append(plot_fn2(pairs2, out))
     chk.pngs.append(plot_hertz(hertz, out))
     return chk

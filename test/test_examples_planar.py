@@ -18,8 +18,8 @@ SCRIPTS = {
         "planar_velocity_profile_non_convex_1.png", "planar_velocity_profile_non_convex_2.png",
         "planar_velocity_profile_boxplot.png"],
     "planar_drift": ["planar_drift_tangential.png", "planar_drift_normal.png"],
-    "planar_in_hand": ["planar_in_hand.png", "planar_in_hand_fn2.png",
-                       "planar_in_hand_hertz.png"],
+    "planar_in_hand": ["planar_in_hand.png", "planar_in_hand_snapshots.png",
+                       "planar_in_hand_fn2.png", "planar_in_hand_hertz.png"],
     "planar_convergence": ["planar_convergence.png"],
 }
 
