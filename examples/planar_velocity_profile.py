@@ -113,13 +113,14 @@ def check(chk: Checks, name: str, r: dict) -> None:
         f"RMSE < 0.03 in f_t and tau)", max(e_red) < 0.03,
         f"{e_red[0]:.4f}, {e_red[1]:.4f}")
     # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 3× the corrected
-    # model's worst (measured 8–21×) — far outside the resolution noise of either.
+    # model's worst (measured 7–25×) — far outside the resolution noise of either.
     chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 3x)",
         max(e_ell) >= 3.0 * max(e_red), f"{max(e_ell):.4f} vs {max(e_red):.4f}")
-    # Steady state during the pure rotation: the slowest cell (nearest the CoP, sliding at
-    # ≳ 0.5 mm/s) relaxes within g/(σ0 ‖v‖) ≈ 2.4 ms ≪ the 0.1 s since ω reached 1 rad/s, so the
-    # distributed model must equal the direct sum up to round-off: 1e-4 N (1e-4 of f_N) and
-    # 1e-4 relative in τ.
+    # Steady state during the pure rotation: a cell at distance ρ from the CoP relaxes over a
+    # sliding distance g/σ0 ≈ 1.2 µm, i.e. within 1.2 µm/(ω ρ) ≈ 2.4 ms for ρ = 0.5 mm (a cell
+    # exactly at the CoP does not move and carries no force), ≪ the 0.1 s since ω reached
+    # 1 rad/s. So the distributed model must equal the direct sum up to round-off: 1e-4 N
+    # (1e-4 of f_N) and 1e-4 relative in τ (measured ≤ 1e-15).
     chk(f"{name}: distributed model at the steady state (11)-(14) during the pure rotation",
         np.hypot(*(mean["dist"][:2] - expect[:2])) < 1e-4
         and abs(mean["dist"][2] - expect[2]) < 1e-4 * abs(expect[2]),
