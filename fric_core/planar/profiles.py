@@ -138,8 +138,11 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
     (100 Hz in the paper); ``on_normal_force(model, fn)``, if given, is called at each update
     (e.g. to swap a Hertz-like surface or a rescaled limit surface, (45)–(46)).
 
-    Integrated with semi-implicit Euler at the model's ``dt`` (stable for dt below ≈ 2m/(2σ1 f_N),
-    about 1e-4 s with Table I). Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches (n, 3)
+    Integrated with semi-implicit Euler at the model's ``dt``: the pads' bristle damping σ1 f_N
+    acts on the object's mass and, at the distance d from the CoM to the pads, on its rotational
+    inertia I, so the step must stay below 2 / (σ1 · pads · f_N · (1/m + d²/I)); d grows as the
+    object slips (case 1 of Sec. VI-C reaches d ≈ 65 mm, bounding dt near 3.5e-5 s with Table I;
+    with the CoM at the pads, ≈ 1e-4 s). Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches (n, 3)
     summed over the pads at the contact CoP).
     """
     dt = model.dt
