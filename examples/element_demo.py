@@ -14,6 +14,9 @@ Runs, in order,
 * ``modular_rolling_sphere.py``, ``modular_two_link.py`` — paper 001 Sec. IV with RK4: a sphere
   sliding into pure rolling; the two-link mechanism holding still under I_fricK while LuGre
   drifts, and its penalty-based twin;
+* ``planar_velocity_profile.py``, ``planar_drift.py``, ``planar_in_hand.py``,
+  ``planar_convergence.py`` — paper 002: distributed vs reduced planar LuGre on the Fig. 5
+  profile, Elasto-Plastic vs LuGre drift, the in-hand slip-stick object, convergence;
 
 prints every check, then a summary table and where the PNGs are. Exit status 0 iff every check
 passes.
@@ -32,7 +35,8 @@ from _plotting import parse_args
 
 SCRIPTS = ["fig06_07_model_a", "fig11_two_masses", "fig13_14_models_b_d", "drift_comparison",
            "fig09_transmission_rod", "fig11_12_transmission_arm",
-           "modular_rolling_sphere", "modular_two_link"]
+           "modular_rolling_sphere", "modular_two_link",
+           "planar_velocity_profile", "planar_drift", "planar_in_hand", "planar_convergence"]
 
 
 def _drift_available() -> bool:
