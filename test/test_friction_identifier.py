@@ -382,9 +382,12 @@ def test_identifies_brass_through_ros_and_hands_the_law_to_the_renderer(system):
     # static levels: the breakaway peaks, biased up by the force noise (fric_core test: 15 %)
     assert r["result.Dp"] == pytest.approx(BRASS.law.Dp, rel=0.15)
     assert r["result.Dn"] == pytest.approx(BRASS.law.Dn, rel=0.15)
-    # OLS's mass is attenuated towards zero by the accelerometer noise (paper 003: 4-5 %)
+    # OLS's mass is attenuated towards zero by the accelerometer noise (paper 003: 4-5 %), by
+    # the factor var(a) / (var(a) + noise var), the same in every run of this excitation; EIV
+    # corrects it. The run is not bit-deterministic (the estimates move by ~1 std between runs),
+    # but the gap EIV - OLS is: 0.0144-0.0151 kg (3.5 %) in 4 runs. Require > 0.01 kg.
     m_ols = float(re.search(r"\(ols m ([0-9.]+) kg\)", text).group(1))
-    assert m_ols < r["result.m"] and BRASS.mass - m_ols > 0.01
+    assert r["result.m"] - m_ols > 0.01
     # the renderer has the identified law, rendering again
     law = probe.get("/a/friction_renderer", "stage_joint.law", "stage_joint.Cp",
                     "stage_joint.Cn", "stage_joint.Dp", "stage_joint.B", "output_enabled")
