@@ -381,9 +381,16 @@ def _emulator(link, *args):
 
 
 def _settled(stamps, *arrays, skip=10):
-    """Serial states after the first ``skip``: the node maps device time to the wall clock with
-    the smallest receive latency seen, so the first stamps after a connect can be late by the
-    first frames' extra latency (a backlog at connect) until a prompt frame refines the map."""
+    """Serial states after the stamps have settled: the node maps device time to the wall clock
+    with the smallest receive latency seen, so the first stamps after a connect can be late by
+    the first frames' extra latency (a backlog at connect) until a prompt frame refines the map.
+    A refinement shows as a stamp interval off the 10 ms device period; on a loaded machine the
+    backlog can last longer than the first ``skip`` states, so skip past the last such interval
+    in the first 60 states too (later intervals are the device's exact 10 ms)."""
+    d = np.diff(np.asarray(stamps, dtype=np.int64))[:60]
+    off = np.flatnonzero(np.abs(d - P100_NS) > 1_000_000)
+    if off.size:
+        skip = max(skip, int(off[-1]) + 2)
     return (stamps[skip:],) + tuple(a[skip:] for a in arrays)
 
 
@@ -421,18 +428,17 @@ def test_serial_over_emulator_equals_sim_open_loop(world, tmp_path):
         emu.terminate()
         emu.communicate(timeout=10)
     spin_for(ex, 0.05)
-    ts, xs, vs, fs = sim_peer.arrays()
-    tr, xr, vr, fr = _settled(*ser_peer.arrays())
-    # sim cycle of each sim state (the first published is cycle 1); serial: relative cycles
-    ks = 1 + np.round((ts - ts[0]) / P100_NS).astype(int)
-    ref = {name: np.full(ks.max() + 1, np.nan) for name in "xvf"}
-    ref["x"][ks], ref["v"][ks], ref["f"][ks] = xs, vs, fs
-    kr = np.round((tr - tr[0]) / P100_NS).astype(int)  # device time: 10 ms apart
-    shift = _align(np.nan_to_num(ref["f"], nan=1e9), fr, kr)
-    k = kr + shift
-    ok = (k < ks.max() + 1)
-    ok[ok] &= np.isfinite(ref["x"][k[ok]])
-    assert ok.sum() > 50
+    _, xs, vs, fs = sim_peer.arrays()
+    _, xr, vr, fr = ser_peer.arrays()
+    # Match states by their load-cell force, not by time: both load cells carry the same seeded
+    # noise sequence, so a force value identifies its cycle (one match within float32 rounding,
+    # 1e-6 N, among all sim states); the stamps of either run can be uneven on a loaded machine
+    # (a late timer in the sim node, the serial node's stamp map refined after a connect).
+    near = np.abs(fr[:, None] - fs[None, :]) <= 1e-6 + 1e-6 * np.abs(fr[:, None])
+    ok = near.sum(axis=1) == 1
+    k = np.argmax(near, axis=1)
+    ref = {"x": xs, "v": vs, "f": fs}
+    assert ok.sum() > 50, (ok.sum(), len(fr), len(fs))
     assert np.abs(xr).max() > 0.01  # it moved: ~14 mm
     np.testing.assert_allclose(xr[ok], ref["x"][k[ok]], rtol=0, atol=2e-9)  # float32 of m
     np.testing.assert_allclose(vr[ok], ref["v"][k[ok]], rtol=1e-6, atol=1e-9)
