@@ -14,6 +14,10 @@ Parameters (``ros__parameters``, nested under ``planar`` in YAML)::
     planar.size           double    side of the square the patch is drawn in [m]
     planar.cells          int       N: the patch is sampled on N x N cells (>= 2)
     planar.ls_resolution  int       resolution of the pre-computed limit surface (>= 2)
+                                    (the four geometry parameters are read-only: they fix
+                                    the pre-computed limit surface, 0.02 s at 21 cells and
+                                    ls 20 but seconds at 101 and 60, work that must not run
+                                    inside the 1 kHz loop's parameter callback)
     planar.normal_force   double    f_N pressing the patch on the surface [N] (>= 0; live, no
                                     reset: 0 gives zero friction)
     planar.mu_c, .mu_s, .v_s, .gamma   Coulomb and static coefficients, Stribeck velocity and
@@ -43,6 +47,7 @@ effector) and the design check rejects unstable settings like the per-joint elem
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Mapping, Sequence
 
@@ -66,12 +71,13 @@ PLANAR_SPECS = (
               "planar contact (paper 002 reduced model); [] = none", read_only=True,
               list_of=str),
     ParamSpec("planar.surface", "circle", "pressure distribution of the contact patch",
-              choices=tuple(SURFACES)),
+              choices=tuple(SURFACES), read_only=True),
     ParamSpec("planar.size", 0.04, "side of the square the patch is drawn in", unit="m",
-              min=1e-4, max=10.0),
-    ParamSpec("planar.cells", 21, "N: the patch is sampled on N x N cells", min=2, max=101),
+              min=1e-4, max=10.0, read_only=True),
+    ParamSpec("planar.cells", 21, "N: the patch is sampled on N x N cells", min=2, max=101,
+              read_only=True),
     ParamSpec("planar.ls_resolution", 20, "resolution of the pre-computed limit surface",
-              min=2, max=60),
+              min=2, max=60, read_only=True),
     ParamSpec("planar.normal_force", 10.0, "normal force on the patch (live, keeps the "
               "bristle state; 0 = no friction)", unit="N", min=0.0),
     ParamSpec("planar.mu_c", 0.5, "Coulomb coefficient", min=1e-6),
@@ -93,6 +99,18 @@ PLANAR_SPECS = (
 )
 #: parameters applied live without rebuilding the contact
 LIVE_KEYS = ("planar.normal_force",)
+
+
+@functools.lru_cache(maxsize=4)
+def patch_geometry(surface: str, cells: int, size: float, ls_resolution: int):
+    """The unit-load contact surface and its pre-computed limit surface (35)–(44) for a patch
+    geometry, computed once per geometry: retuning the friction coefficients or the per-joint
+    elements rebuilds the contact without recomputing the table (both are only read)."""
+    try:
+        patch = SURFACES[surface](int(cells), float(size), 1.0)
+    except ValueError as e:
+        raise ValueError(f"planar.{e}") from None
+    return patch, LimitSurfaceTable.compute(patch, n_ls=int(ls_resolution))
 
 
 def _friction_params(values: Mapping[str, Any]) -> PlanarFrictionParams:
@@ -137,13 +155,10 @@ class PlanarContact:
     def __init__(self, values: Mapping[str, Any], joint_index: Sequence[int], dt: float):
         self.index = np.asarray(joint_index, dtype=np.intp)
         params = _friction_params(values)
-        make = SURFACES[values["planar.surface"]]
-        try:
-            surface = make(int(values["planar.cells"]), float(values["planar.size"]), 1.0)
-        except ValueError as e:
-            raise ValueError(f"planar.{e}") from None
+        surface, self.table = patch_geometry(
+            values["planar.surface"], int(values["planar.cells"]), float(values["planar.size"]),
+            int(values["planar.ls_resolution"]))
         self.surface = surface
-        self.table = LimitSurfaceTable.compute(surface, n_ls=int(values["planar.ls_resolution"]))
         self.model = ReducedLuGre(self.table, params, dt=dt,
                                   normal_force=float(values["planar.normal_force"]),
                                   elasto_plastic=bool(values["planar.elasto_plastic"]))

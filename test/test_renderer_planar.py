@@ -179,6 +179,22 @@ def test_node_normal_force_live_and_checked(node):
     assert node._bank.planar.model.normal_force == 2.0
 
 
+def test_node_retunes_the_friction_without_recomputing_the_limit_surface(node):
+    """A coefficient change rebuilds the contact (staged, swapped in at rest) on the SAME
+    pre-computed limit surface: the table is work of 0.02 s to seconds that must not run in the
+    1 kHz loop's parameter callback. The geometry that fixes the table is read-only."""
+    table = node._bank.planar.table
+    ok = node.set_parameters([Parameter("planar.mu_c", value=0.4)])[0]
+    assert ok.successful
+    assert node._new_bank.planar.table is table
+    assert node._new_bank.planar.model.params.mu_c == 0.4
+    for name, value in (("planar.cells", 31), ("planar.ls_resolution", 30),
+                        ("planar.surface", "square"), ("planar.size", 0.05)):
+        res = node.set_parameters([Parameter(name, value=value)])[0]
+        assert not res.successful and name in res.reason, (name, res.reason)
+    assert node.get_parameter("planar.cells").value == 21
+
+
 def test_example_config_loads_and_passes_the_design_check():
     import yaml
     from pathlib import Path
