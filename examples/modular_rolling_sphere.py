@@ -12,7 +12,8 @@ What the figure shows and what is checked:
 * v_c falls linearly at 3.5 μg and reaches zero at t = 2 v0/(7 μg) = 0.583 s (the paper: "0.58 s"),
   after which the sphere rolls without slipping at 5/7 v0 (from the impulse balance);
 * the sphere drops 2 mm and bounces on the lightly damped contact: the vertical impulse
-  balance predicts the exact shift of the rolling time, t = 2 v0/(7 μg) − v_z/g;
+  balance predicts the exact shift of the rolling time, t = 2 v0/(7 μg) − v_z(t)/g (v_z
+  interpolated to the crossing like v_c);
 * after pure rolling is reached, the total energy (kinetic, gravity, contact elastic) never
   increases; the quaternion stays unit;
 * forward Euler through the same components at the same T, for comparison.
@@ -39,8 +40,11 @@ def run_sphere(method: str, t_end: float, z0: float = 1.01 * R) -> dict:
     X = tr.x
     vc = X[:, 3] - R * X[:, 11]
     i = int(np.argmax(vc <= 0.0))
-    t_cross = (tr.t[i - 1] + T * vc[i - 1] / (vc[i - 1] - vc[i])) if i > 0 else float("nan")
-    return dict(model=model, t=tr.t, X=X, vc=vc, i=i, t_cross=t_cross)
+    # the zero crossing of v_c and v_z there, both interpolated within the crossing step
+    a = vc[i - 1] / (vc[i - 1] - vc[i]) if i > 0 else float("nan")
+    t_cross = tr.t[i - 1] + T * a if i > 0 else float("nan")
+    vz_cross = X[i - 1, 5] + a * (X[i, 5] - X[i - 1, 5]) if i > 0 else float("nan")
+    return dict(model=model, t=tr.t, X=X, vc=vc, i=i, t_cross=t_cross, vz_cross=vz_cross)
 
 
 def plot(r: dict, eu: dict, out):
@@ -79,7 +83,10 @@ def run(out, quick: bool = False) -> Checks:
     eu = run_sphere("euler", t_end)
     rest = run_sphere("rk4", 0.7, z0=R - M * G / K)
     X, i = r["X"], r["i"]
-    vz = X[i, 5]
+    vz = r["vz_cross"]
+    # bias of the interpolated crossing from the slip->stick switch inside the crossing step
+    # (see test_modular_sphere.py): (2/27) 3.5 (B + TK)/M T^2 = 1.7e-7 s at T = 1e-4 s
+    switch_bias = 2.0 / 27.0 * 3.5 * (SPHERE["B"] + T * K) / M * T * T
     airborne = float(np.sum(X[:, 2] > R) * T)
     E = np.array([r["model"].energy(x) for x in X[i::5]])
     qn = np.abs(np.linalg.norm(X[:, 6:10], axis=1) - 1.0).max()
@@ -96,11 +103,12 @@ def run(out, quick: bool = False) -> Checks:
           f"max increase between samples {np.max(np.diff(E)):+.1e} J; max | |q| - 1 | = {qn:.1e}")
     chk("pure rolling reached at 2 v0/(7 mu g) within 1 ms (paper: 0.58 s)",
         abs(r["t_cross"] - T_ROLL) < 1e-3, f"{r['t_cross']:.5f} s vs {T_ROLL:.5f} s")
-    chk("rolling time matches the impulse balance 2v0/(7 mu g) - v_z/g within T/5",
-        abs(r["t_cross"] - (T_ROLL - vz / G)) < T / 5,
+    chk("rolling time matches the impulse balance 2v0/(7 mu g) - v_z/g within 1e-6 s",
+        abs(r["t_cross"] - (T_ROLL - vz / G)) < 1e-6,
         f"{r['t_cross'] - (T_ROLL - vz / G):+.1e} s")
-    chk("from rest on the surface: within T/100 of 2 v0/(7 mu g)",
-        abs(rest["t_cross"] - T_ROLL) < T / 100, f"{rest['t_cross'] - T_ROLL:+.1e} s")
+    chk(f"from rest on the surface: within 2 x the switch bias ({2 * switch_bias:.1e} s) of "
+        f"2 v0/(7 mu g)",
+        abs(rest["t_cross"] - T_ROLL) < 2 * switch_bias, f"{rest['t_cross'] - T_ROLL:+.1e} s")
     chk("rolls at 5/7 v0 afterwards (1e-6 relative)",
         abs(X[-1, 3] - 5 * V0 / 7) < 1e-6 * V0, f"{X[-1, 3]:.7f} m/s")
     chk("energy never increases after pure rolling (rounding tolerance 1e-12 J)",
