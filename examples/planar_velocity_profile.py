@@ -112,10 +112,12 @@ def check(chk: Checks, name: str, r: dict) -> None:
     chk(f"{name}: limit-surface reduced model within the paper's error level (normalised "
         f"RMSE < 0.03 in f_t and tau)", max(e_red) < 0.03,
         f"{e_red[0]:.4f}, {e_red[1]:.4f}")
-    # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 3× the corrected
-    # model's worst (measured 7–25×) — far outside the resolution noise of either.
-    chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 3x)",
-        max(e_ell) >= 3.0 * max(e_red), f"{max(e_ell):.4f} vs {max(e_red):.4f}")
+    # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 5× the corrected
+    # model's worst (measured max(e_ell)/max(e_red) = 7.4–25.4×, the line and gradient line
+    # lowest) — far outside the resolution noise of either; the same bound as
+    # test/test_planar_reduced.py.
+    chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 5x)",
+        max(e_ell) >= 5.0 * max(e_red), f"{max(e_ell):.4f} vs {max(e_red):.4f}")
     # Steady state during the pure rotation: a cell at distance ρ from the CoP relaxes over a
     # sliding distance g/σ0 ≈ 1.2 µm, i.e. within 1.2 µm/(ω ρ) ≈ 2.4 ms for ρ = 0.5 mm (a cell
     # exactly at the CoP does not move and carries no force), ≪ the 0.1 s since ω reached

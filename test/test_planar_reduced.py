@@ -34,10 +34,13 @@ def test_limit_surface_correction_matches_the_distributed_model_on_fig5(fig5_run
     # Paper (Figs. 17, 19–22, 36): the corrected reduced model follows the distributed one with
     # normalised RMSE of a few 1e-2 at most (largest for the gradient line, which the paper
     # blames on the distributed model's steps). We measure 0.1–1.3 %: require < 3 % for every
-    # surface, and the ellipsoid (Fig. 13, 22) clearly worse: ≥ 2.5× the corrected error in its
-    # worst component (measured 3.8–25×) and above 3 % somewhere.
+    # surface, and the ellipsoid (Fig. 13, 22) clearly worse: its worst component ≥ 5× the
+    # corrected model's worst (measured max(e_ell)/max(e_red) = 7.4–25.4×; the same 5× as
+    # examples/planar_velocity_profile.py), every component ≥ 3× worse (measured
+    # e_ell/e_red per component 3.85–40×, smallest for the line's f_t) and above 3 % somewhere.
     assert max(e_red) < 0.03, e_red
-    assert max(e_ell) > 2.5 * max(e_red), (e_ell, e_red)
+    assert max(e_ell) > 5.0 * max(e_red), (e_ell, e_red)
+    assert np.all(np.asarray(e_ell) > 3.0 * np.asarray(e_red)), (e_ell, e_red)
     assert max(e_ell) > 0.03
 
 

@@ -224,6 +224,10 @@ class LimitSurfaceTable:
         coef = coef.reshape(-1, 12)
         self._coef_t = np.ascontiguousarray(coef.T)                 # (12, cells): rows gather fast
         self._coef_list = [tuple(row) for row in coef.tolist()]
+        self._set_scalars(radius, radius_sampled, viscous_torque_scale, tau_max, cop)
+
+    def _set_scalars(self, radius, radius_sampled, viscous_torque_scale, tau_max, cop) -> None:
+        """The size-dependent scalars (r, r', u, τ_max, CoP); all :meth:`rescaled` changes."""
         self.radius = param("radius", radius, minimum=0.0, strict=True, allow_array=False)
         self.radius_sampled = param("radius_sampled", radius_sampled, minimum=0.0, strict=True,
                                     allow_array=False)
@@ -266,12 +270,19 @@ class LimitSurfaceTable:
         """The table of the same shape ``factor`` times larger, without recomputation: only r
         changes (h_s(v, ω) = h(v, s ω)); u scales with the factor squared."""
         factor = param("factor", factor, minimum=0.0, strict=True, allow_array=False)
-        return LimitSurfaceTable(self.nodes, self.radius * factor, self.radius_sampled,
-                                 self.viscous_torque_scale * factor ** 2, self.tau_max * factor,
-                                 self.cop * factor)
+        # the nodes and the bilinear coefficients (43) do not depend on r: share them (read-only
+        # after construction) instead of rebuilding 4·N_ls² coefficient rows
+        new = LimitSurfaceTable.__new__(LimitSurfaceTable)
+        new.n_ls, new.nodes = self.n_ls, self.nodes
+        new._coef_t, new._coef_list = self._coef_t, self._coef_list
+        new._set_scalars(self.radius * factor, self.radius_sampled,
+                         self.viscous_torque_scale * factor ** 2, self.tau_max * factor,
+                         self.cop * factor)
+        return new
 
     def h(self, twist) -> np.ndarray:
-        """Normalised limit-surface wrench h(r, v) (31) by bilinear table look-up (43)."""
+        """Normalised limit-surface wrench h(r, v) (31) by bilinear table look-up (43); 0 at
+        zero twist (no sliding direction; same as :class:`EllipsoidLimitSurface`)."""
         t = as_twists(twist)
         out = np.empty((3, t.shape[0]))
         tc = np.ascontiguousarray(t.T)
@@ -296,6 +307,8 @@ class LimitSurfaceTable:
         np.sqrt(vt, out=vt)
         ph = np.arctan2(vt, self.radius * np.abs(om))
         ph *= scale
+        # zero twist (‖v_t‖ = r|ω| = 0): no sliding direction, h = 0 like the ellipsoid (24)
+        sgn *= np.logical_or(vt > 0.0, om != 0.0)
         ith = th.astype(np.intp)
         np.minimum(ith, 4 * n - 1, out=ith)
         iph = ph.astype(np.intp)
@@ -325,7 +338,10 @@ class LimitSurfaceTable:
         if th < 0.0:
             th += 2.0 * math.pi
         th *= scale
-        ph = math.atan2(math.sqrt(vx * vx + vy * vy), self.radius * abs(om)) * scale
+        vt = math.sqrt(vx * vx + vy * vy)
+        if vt == 0.0 and om == 0.0:
+            return (0.0, 0.0, 0.0)                                # zero twist: h = 0, as h_into
+        ph = math.atan2(vt, self.radius * abs(om)) * scale
         ith = min(int(th), 4 * n - 1)
         iph = min(int(ph), n - 1)
         dth = th - ith
