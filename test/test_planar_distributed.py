@@ -200,6 +200,31 @@ def test_nan_twist_is_rejected(tw):
         m.steady_state(tw)
 
 
+@pytest.mark.parametrize("tw", [[0.1, 0.2], [0.1, 0.2, 0.0, 0.0], np.zeros((2, 3)), None,
+                                ["a", "b", "c"]])
+def test_mis_shaped_twist_is_rejected_by_name(tw):
+    m = P.DistributedLuGre(P.circle(5, L))
+    z = m.state
+    for call in (lambda: m.step(tw), lambda: m.derivative(z, tw), lambda: m.wrench(z, tw),
+                 lambda: m.jacobian_diagonal(z, tw)):
+        with pytest.raises(ValueError, match="twist"):
+            call()
+    np.testing.assert_array_equal(m.state, z)               # a rejected step leaves the state
+    # one twist as a (1, 3) row is the same twist
+    np.testing.assert_array_equal(m.step(np.full((1, 3), 1e-3)), m.wrench(m.state, [1e-3] * 3))
+
+
+@pytest.mark.parametrize("state", [np.zeros(5), np.full(2 * 21, np.nan), "x"])
+def test_bad_ode_state_is_rejected_by_name(state):
+    m = P.DistributedLuGre(P.circle(5, L))          # 21 loaded cells: 42 states
+    assert m.n_cells == 21
+    for call in (m.derivative, m.wrench, m.jacobian_diagonal):
+        with pytest.raises(ValueError, match="state"):
+            call(state, [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="state"):
+        m.state = state
+
+
 def test_zero_twist_keeps_the_state_and_gives_the_spring_force():
     m = P.DistributedLuGre(P.square(5, L), P.TABLE_I[1])
     m.step([0.001, 0.0, 0.0])

@@ -130,6 +130,19 @@ def test_zero_normal_force_gives_zero_friction_and_bad_input_is_rejected():
         b.set_normal_force([1.0, 1.0])
     with pytest.raises(ValueError, match="normal_force"):
         b.set_normal_force([1.0, -1.0, 1.0, 1.0])
+    for tw in ([0.1, 0.2], None, ["a", "b", "c"]):
+        with pytest.raises(ValueError, match="twist"):
+            m.step(tw)
+        with pytest.raises(ValueError, match="twist"):
+            b.step(tw)
+    # the ODE entry points check the state: size 3 m and finite (no reshape error, no NaN out)
+    for model in (m, b):
+        for st in (np.zeros(3 * model.n_contacts + 1), np.full(3 * model.n_contacts, np.nan)):
+            for call in (model.derivative, model.wrench):
+                with pytest.raises(ValueError, match="state"):
+                    call(st, np.zeros((model.n_contacts, 3)))
+            with pytest.raises(ValueError, match="state"):
+                model.state = st
     with pytest.raises(ValueError, match="n_contacts"):
         P.ReducedLuGre(tab, n_contacts=0)
     with pytest.raises(ValueError, match="limit_surface"):

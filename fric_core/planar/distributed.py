@@ -128,10 +128,7 @@ class DistributedLuGre:
 
     @state.setter
     def state(self, value) -> None:
-        v = np.asarray(value, dtype=float)
-        if v.size != 2 * self.n_cells or not np.all(np.isfinite(v)):
-            raise ValueError(f"state: expected {2 * self.n_cells} finite values")
-        self.z[...] = v.reshape(2, self.n_cells)
+        self.z[...] = self._state_of(value)
 
     # --- kernels ---------------------------------------------------------------------------
     def _cell_rates(self, vx: float, vy: float, om: float, z: np.ndarray) -> np.ndarray:
@@ -215,7 +212,11 @@ class DistributedLuGre:
         Elasto-Plastic: β is taken as max(β(z_k), β(z_pred)), z_pred being the step with β(z_k)
         frozen (a predictor–corrector: β only grows along the sliding direction, so a bristle
         leaving the elastic range within a long step is not carried past z_max elastically)."""
-        vx, vy, om = (float(c) for c in twist)
+        try:
+            vx, vy, om = twist
+            vx, vy, om = float(vx), float(vy), float(om)
+        except (TypeError, ValueError):             # mis-shaped or not numbers: name the field
+            vx, vy, om = self._one_twist(twist)
         if not math.isfinite(vx + vy + om):
             raise ValueError(f"twist: must be finite, got {twist!r}")
         z = self.z
@@ -243,11 +244,33 @@ class DistributedLuGre:
         np.multiply(self._vc, c, out=self._tmp)
         z -= self._tmp
 
+    @staticmethod
+    def _one_twist(twist) -> np.ndarray:
+        """One validated twist (3,) (a (1, 3) array is accepted); ValueError naming ``twist``."""
+        t = as_twists(twist)
+        if t.shape[0] != 1:
+            raise ValueError(f"twist: expected one twist of shape (3,), got {np.shape(twist)}")
+        return t[0]
+
+    def _state_of(self, state) -> np.ndarray:
+        """``state`` as the (2, M) bristle array; ValueError naming ``state`` if its size is not
+        2M or it is not finite (the ODE entry points; ``step`` keeps its own state)."""
+        try:
+            z = np.asarray(state, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"state: expected {2 * self.n_cells} real numbers") from None
+        if z.size != 2 * self.n_cells:
+            raise ValueError(f"state: expected {2 * self.n_cells} values (2 per loaded cell), "
+                             f"got shape {z.shape}")
+        if not np.all(np.isfinite(z)):
+            raise ValueError("state: must be finite (NaN or inf given)")
+        return z.reshape(2, self.n_cells)
+
     def derivative(self, state, twist) -> np.ndarray:
         """ż of (10) (or (15) with ``elasto_plastic``) for a flat ``state`` and the twist at the
         CoP, flat (2M,). The Jacobian ∂ż/∂z of (10) is diagonal (−a per cell and component)."""
-        z = np.asarray(state, dtype=float).reshape(2, self.n_cells)
-        t = as_twists(twist)[0]
+        z = self._state_of(state)
+        t = self._one_twist(twist)
         a = self._cell_rates(t[0], t[1], t[2], z)
         return (self._vc - a * z).ravel()
 
@@ -257,15 +280,15 @@ class DistributedLuGre:
         Elasto-Plastic rate (15) it omits ∂β/∂z (β held, as in ``step``).
         Pass ``scipy.sparse.diags(...)`` as ``jac`` to an implicit solver (BDF, Radau, LSODA's
         banded mode) instead of finite-differencing 2M states."""
-        z = np.asarray(state, dtype=float).reshape(2, self.n_cells)
-        t = as_twists(twist)[0]
+        z = self._state_of(state)
+        t = self._one_twist(twist)
         a = self._cell_rates(t[0], t[1], t[2], z)
         return -np.concatenate([a, a])
 
     def wrench(self, state, twist) -> np.ndarray:
         """Wrench (13)–(14) at the CoP for a flat ``state`` and twist (ż from (10)/(15))."""
-        z = np.asarray(state, dtype=float).reshape(2, self.n_cells)
-        t = as_twists(twist)[0]
+        z = self._state_of(state)
+        t = self._one_twist(twist)
         a = self._cell_rates(t[0], t[1], t[2], z)
         return self._wrench_of(z, a)
 

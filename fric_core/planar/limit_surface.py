@@ -26,7 +26,11 @@ _CHUNK = 1 << 21      # cell-velocity elements per chunk (≈ 16 MB per temporar
 
 def as_twists(twist, name: str = "twist") -> np.ndarray:
     """``twist`` as a float (m, 3) array; ValueError naming ``name`` if not finite or mis-shaped."""
-    t = np.asarray(twist, dtype=float)
+    try:
+        t = np.asarray(twist, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected real numbers of shape (3,) or (m, 3), got "
+                         f"{twist!r}") from None
     if t.ndim == 1:
         t = t[None, :]
     if t.ndim != 2 or t.shape[1] != 3:

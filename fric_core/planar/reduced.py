@@ -116,10 +116,7 @@ class ReducedLuGre:
 
     @state.setter
     def state(self, value) -> None:
-        v = np.asarray(value, dtype=float)
-        if v.size != 3 * self.n_contacts or not np.all(np.isfinite(v)):
-            raise ValueError(f"state: expected {3 * self.n_contacts} finite values")
-        self.z[...] = v.reshape(self.n_contacts, 3)
+        self._zc[...] = self._state_of(value)
 
     # --- kernels ---------------------------------------------------------------------------
     def _twists(self, twist) -> np.ndarray:
@@ -128,6 +125,20 @@ class ReducedLuGre:
         if t.shape[0] != self.n_contacts:
             raise ValueError(f"twist: {t.shape[0]} twists for {self.n_contacts} contacts")
         return np.ascontiguousarray(t.T)
+
+    def _state_of(self, state) -> np.ndarray:
+        """Flat ``state`` ((m, 3) flattened) as component-major (3, m); ValueError naming
+        ``state`` if its size is not 3m or it is not finite (the ODE entry points)."""
+        try:
+            z = np.asarray(state, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"state: expected {3 * self.n_contacts} real numbers") from None
+        if z.size != 3 * self.n_contacts:
+            raise ValueError(f"state: expected {3 * self.n_contacts} values (3 per contact), got "
+                             f"shape {z.shape}")
+        if not np.all(np.isfinite(z)):
+            raise ValueError("state: must be finite (NaN or inf given)")
+        return np.ascontiguousarray(z.reshape(self.n_contacts, 3).T)
 
     def _rates(self, tc: np.ndarray, zc: np.ndarray):
         """For component-major twists tc (3, m) and states zc (3, m): u = w‖v_S‖ = −S h ‖v_S‖
@@ -266,7 +277,10 @@ class ReducedLuGre:
         """Advance all contacts by ``dt`` with the twists (at the CoP) held constant; return the
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
         if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
-            vx, vy, om = (float(c) for c in np.ravel(twist))
+            try:
+                vx, vy, om = (float(c) for c in np.ravel(twist))
+            except (TypeError, ValueError):         # not numbers: as_twists names the field
+                vx, vy, om = self._twists(twist)[:, 0]
             if not math.isfinite(vx + vy + om):
                 raise ValueError(f"twist: must be finite, got {twist!r}")
             f = self._step_one(vx, vy, om)
@@ -300,14 +314,14 @@ class ReducedLuGre:
         """ż of (27)/(33)/(34), flat (3m,) in the layout of ``state``, for a flat ``state``
         ((m, 3) flattened) and the twists at the CoP."""
         tc = self._twists(twist)
-        zc = np.ascontiguousarray(np.asarray(state, dtype=float).reshape(self.n_contacts, 3).T)
+        zc = self._state_of(state)
         u, a = self._rates(tc, zc)
         return (u - a * zc).T.ravel()
 
     def wrench(self, state, twist) -> np.ndarray:
         """Wrench (28) at the CoP for a flat ``state`` and twists ((3,) for a (3,) twist)."""
         tc = self._twists(twist)
-        zc = np.ascontiguousarray(np.asarray(state, dtype=float).reshape(self.n_contacts, 3).T)
+        zc = self._state_of(state)
         u, a = self._rates(tc, zc)
         f = self._wrench(tc, zc, u, a)
         return f[0].copy() if np.ndim(twist) == 1 else f
