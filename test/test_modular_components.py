@@ -182,3 +182,42 @@ def test_arm_tip_spring_through_the_jacobian(which):
         else:
             tip, _ = arm.tip_kinematics(tr.x[-1, :2])
             assert np.allclose(tip, anchor, atol=1e-6)
+
+
+def test_penalty_joint_bending_stiffness_holds_a_rod_against_gravity():
+    # A 1 m rod on a z-axis penalty joint at its end, gravity along −z (along the joint axis),
+    # pointing along yaw ψ = 0.6 rad (so both horizontal torque components are exercised):
+    # only the bending terms −K_rot (a_A × a_B) − B_rot (Δω − (a_A·Δω) a_A) hold it up. Static
+    # equilibrium of the continuous model: the joint force is m g (vertical) at the lever
+    # c cos θ from the centre of mass, so K_rot sin θ = m g c cos θ, tan θ = m g c / K_rot
+    # exactly (the linear spring's sag m g / K_lin moves the rod, not the lever). B_rot is the
+    # critical damping 2√(K_rot I_joint) of the bending mode (ω = √(K_rot/I_joint) = 55 rad/s),
+    # so after 1 s the transient is ~(1 + ωt) e^{−ωt} ≈ 1e-22: what is left is rounding.
+    # Tolerance 1e-9 relative: far above rounding, far below the 8e-6 by which the small-angle
+    # m g c / K_rot differs — and a wrong sign of either bending term makes the rod fall over
+    # (K_rot) or ring undamped (B_rot), off by O(1).
+    from fric_core.modular._vec import quat_matrix
+    M, L, c, g, K_rot, K_lin = 1.0, 1.0, 0.5, 9.81, 1e3, 1e6
+    rod = RigidBody.rod(M, L, 0.1, gravity=(0.0, 0.0, -g))
+    I_joint = rod.inertia[1, 1] + M * c * c
+    joint = PenaltyJoint(K_lin, 200.0, K_rot, 2.0 * math.sqrt(K_rot * I_joint),
+                         K=5000.0, B=1.0, F=0.5)
+    s = ModularSystem().add_admittance("rod", rod)
+    s.add_impedance("j", joint, Stack(FixedFrame(), BodyFrame("rod", (-c, 0.0, 0.0))))
+    m = s.build()
+    # T = 2e-4: the stiffest rates are the rod turning about its centre against K_lin at lever
+    # c, √(K_lin c²/I_cm) = 1710 rad/s, ωT = 0.34, and B_rot damping the spin about the rod's
+    # own axis (I_axial = 0.005 kg m²), B_rot T / I_axial = 1.5: both inside RK4's ≈ 2.7
+    psi = 0.6
+    x0 = RigidBody.state(p=(c * math.cos(psi), c * math.sin(psi), 0.0),
+                         q=quat_from_axis_angle((0, 0, 1), psi))
+    tr = simulate(m, m.initial_state(rod=x0), 2e-4, 5000, every=5000)
+    x = tr.x[-1]
+    ex = quat_matrix(*x[6:10])[:, 0]                   # the rod's axis in the world
+    theta = math.atan2(-ex[2], math.hypot(ex[0], ex[1]))   # > 0: the free end dips
+    assert theta == pytest.approx(math.atan(M * g * c / K_rot), rel=1e-9)
+    # it stays in its vertical plane (no yaw: nothing drives the joint's free rotation)
+    assert abs(ex[0] * math.sin(psi) - ex[1] * math.cos(psi)) < 1e-12
+    xin = m.impedance_input(x, "j")
+    assert np.allclose(xin[13:16] - xin[0:3], [0.0, 0.0, -M * g / K_lin],
+                       rtol=0, atol=1e-9 * M * g / K_lin)

@@ -45,7 +45,9 @@ class PenaltyJoint(Impedance):
     state e ∈ R). The separation d and the bending are O(load / stiffness): the joint tends to
     the ideal (constraint) joint as K_lin, K_rot → ∞, but the stable RK4 step shrinks like
     1/√K: the stiffest mode is a body turning about its centre of mass against K_lin at the
-    lever c from the joint, ω = √(K_lin c²/I); keep ωT < 2.8 (and B_lin c² T/I < 2.7).
+    lever c from the joint, ω = √(K_lin c²/I); keep ωT < 2.8 (and B_lin c² T/I < 2.7). The
+    bending damper also acts on a slender link's spin about its own axis (Δω ⊥ a_A): keep
+    B_rot T / I_axial < 2.7 too, with I_axial the link's smallest principal inertia.
     """
 
     motion = "frames"
