@@ -221,3 +221,92 @@ def test_penalty_joint_bending_stiffness_holds_a_rod_against_gravity():
     xin = m.impedance_input(x, "j")
     assert np.allclose(xin[13:16] - xin[0:3], [0.0, 0.0, -M * g / K_lin],
                        rtol=0, atol=1e-9 * M * g / K_lin)
+
+
+def _gsat(X, x):
+    n = float(np.linalg.norm(x))
+    return x if n <= X else X * x / n
+
+
+def test_euler_through_the_contact_is_the_papers_discrete_contact_23():
+    # (24) under forward Euler with τ = T, e(k) = e(k−1) + T ė(k), is (23) literally:
+    #   f_z = −K p_z − B v_z (p_z < 0), f̂_t = (B + TK) v_t + K e(k−1), f_t = gsat(μ f_z, f̂_t),
+    #   e(k) = (B e(k−1) + T f_t) / (B + TK),   and the force on the point is [−f_t, f_z].
+    # A random walk of contact motions (penetrating, sliding and sticking, and off the surface:
+    # f_z = 0, f_t = 0) in, the same forces and states out to rounding. The walk keeps
+    # −K p_z − B v_z ≥ 0 where p_z < 0 (where it is not, the paper's f_z < 0 would make gsat's
+    # level negative; the component clips it, tested below).
+    K, B, mu, T = 1e4, 30.0, 0.4, 1e-3
+    contact = PenaltyFrictionContact(K=K, B=B, mu=mu)
+    rng = np.random.default_rng(7)
+    y, yd, w = np.zeros(2), np.zeros(2), np.zeros(3)
+    e_ref = np.zeros(2)
+    n_stick = n_slip = n_off = 0
+    for _ in range(600):
+        pz = rng.uniform(-2e-3, 5e-4)
+        vz = rng.uniform(-0.05, 0.05)
+        if pz < 0.0:
+            vz = min(vz, -K * pz / B)
+        vt = rng.normal(0.0, 0.05, 2)
+        contact.evaluate(np.array([0.3, -0.2, pz, vt[0], vt[1], vz]), y, 0.0, T, w, yd)
+        y += T * yd
+        fz = -K * pz - B * vz if pz < 0.0 else 0.0
+        f_hat = (B + T * K) * vt + K * e_ref
+        ft = _gsat(mu * fz, f_hat)
+        e_ref = (B * e_ref + T * ft) / (B + T * K)
+        assert np.allclose(w, [-ft[0], -ft[1], fz], rtol=1e-12, atol=1e-12)
+        assert np.allclose(y, e_ref, rtol=1e-12, atol=1e-15)
+        if fz == 0.0:
+            n_off += 1
+        elif np.linalg.norm(f_hat) > mu * fz:
+            n_slip += 1
+        else:
+            n_stick += 1
+    assert min(n_stick, n_slip, n_off) > 20      # every branch of (23) was exercised
+
+
+def test_contact_holds_a_point_mass_under_a_tangential_load_below_mu_m_g():
+    # A 2 kg point mass resting on the plane (penetration M g / K), a 2-D tangential load of
+    # at most 0.67 μ M g (< μ f_z): it must stick. While the element sticks (24) gives ė = v_t
+    # exactly, so the anchor p_t − e does not move: only rounding (1e-19 m measured; 1e-12 m
+    # allows 1e-16 per step over 5000 steps on |p| ~ 1e-4 m with margin); √(K/M) T = 0.22. The
+    # mass moves only elastically, |p_t| ≤ load/K
+    # (quasi-static: 3 rad/s ≪ √(K/M) = 224 rad/s, amplification 1.0002; measured 1.0002 ×
+    # max|load|/K with max|load| ≤ 0.67 μMg; 5 % margin for the lightly damped start-up).
+    M, g, K, B, mu = 2.0, 9.81, 1e5, 20.0, 0.5
+    s = ModularSystem().add_admittance("b", PointMass(M, gravity=(0.0, 0.0, -g)))
+    s.add_impedance("c", PenaltyFrictionContact(K=K, B=B, mu=mu), Coordinates("b"))
+    s.add_impedance("push", ExternalForce(
+        lambda t: (0.6 * mu * M * g * math.sin(3 * t) * min(1.0, t),
+                   0.3 * mu * M * g * math.cos(2 * t) * min(1.0, t), 0.0), n=3),
+        Coordinates("b"))
+    m = s.build()
+    x0 = m.initial_state(b=PointMass.state(p=(0.0, 0.0, -M * g / K)))
+    tr = simulate(m, x0, 1e-3, 5000)
+    anchor = tr.x[:, 0:2] - tr.x[:, m.slice("c")]
+    assert np.max(np.ptp(anchor, axis=0)) < 1e-12
+    assert np.max(np.linalg.norm(tr.x[:, 0:2], axis=1)) <= (1.05 * math.hypot(0.6, 0.3) * mu
+                                                           * M * g / K)
+
+
+def test_contact_lifting_off_never_pulls_and_friction_stays_in_the_cone():
+    # A point mass pressed 2 mm into a stiff, well-damped contact and released while sliding:
+    # it springs off. Near the end of the rebound −K p_z − B v_z < 0 while still p_z < 0; a
+    # penalty contact cannot pull, so f_z is clipped at 0 there, and the friction must stay in
+    # the cone |f_t| ≤ μ f_z (gsat with a negative level would push the point along its
+    # sliding direction). Checked at every sample, with τ = T.
+    M, K, B, mu, T = 0.5, 1e5, 300.0, 0.3, 1e-5
+    s = ModularSystem().add_admittance("b", PointMass(M))
+    contact = PenaltyFrictionContact(K=K, B=B, mu=mu)
+    s.add_impedance("c", contact, Coordinates("b"))
+    m = s.build()
+    x0 = m.initial_state(b=PointMass.state(p=(0.0, 0.0, -2e-3), v=(1.0, 0.5, 0.0)))
+    tr = simulate(m, x0, T, 1000)
+    clipped = 0
+    for x in tr.x:
+        f = m.forces(x, 0.0, T)["c"]
+        assert f[2] >= 0.0
+        assert math.hypot(f[0], f[1]) <= mu * f[2] * (1.0 + 1e-12)
+        clipped += x[2] < 0.0 and -K * x[2] - B * x[5] < 0.0
+    assert clipped > 5
+    assert tr.x[-1, 2] > 0.0 and tr.x[-1, 5] > 0.0      # it left the surface
