@@ -10,15 +10,17 @@ friction at both joints under the paper's torques, simulated by the generalised 
 
 Torques (28c, d), Fig. 6: min(0.52, 0.3 t) on both joints for t < 4 s, then 0.336 + 0.144 sin(100 t)
 and 0.336 + 0.144 cos(100 t): between 0.192 and 0.48 N m, below the breakaway level 0.5 N m.
-The paper does not give the links; here (``scenarios.LINKS``) a 1 kg, 1 m rod and a 1 kg payload
-at the tip of a massless 1 m second link, horizontal, starting at rest at θ = 0: it moves a few
-hundredths of a radian, as in Fig. 7, and its elastic modes on the joint springs (≈ 31 and
-280 rad/s) are away from the 100 rad/s excitation (see scenarios.py for why that matters).
+The paper does not give the links; here (``scenarios.LINKS``) a 1 kg, 1 m rod and a 0.7 kg
+payload (a ball of inertia 0.011 kg m²) at the tip of a massless 1 m second link, horizontal,
+starting at rest at θ = 0: it moves a few hundredths of a radian, as in Fig. 7, and its elastic
+modes on the joint springs at the held pose (≈ 36 and 276 rad/s, printed by the script) are away
+from the 100 rad/s excitation (see scenarios.py for why that matters).
 
 What the figures show and what is checked:
 
 * the mechanism slides during the ramp and stops at about t = 4.4 s (the paper: "around 4.5 s");
-* with I_fricK the angles then change only elastically (≤ the torque swing / K) and the massless
+* with I_fricK the angles then change only elastically (≤ the torque swing / K times the largest
+  modal amplification at 100 rad/s, 1.151, computed from the arm's mass matrix) and the massless
   objects of Fig. 1 (θ − e) do not move at all: no drift;
 * with LuGre the angles drift, and the drift grows steadily with time (Fig. 7);
 * the penalty-based mechanism agrees with the constraint-based one and holds still too.
@@ -143,7 +145,9 @@ def plot_hold(ki: dict, lu: dict, pe: dict, out):
 
 def run(out, quick: bool = False) -> Checks:
     chk = Checks("Figs. 6-7 (paper 001, Sec. IV-B, C): two-link mechanism with joint friction")
-    # quick: T = 2e-4 (the stiffest mode, joint 1 on K, is ~1400 rad/s: ωT = 0.3, stable) and 6 s
+    # quick: T = 2e-4 s and 6 s. Stable: the constraint-based arm's stiffest mode on the joint
+    # springs is 276 rad/s (ωT = 0.06); the penalty model's, the payload turning about its centre
+    # against K_lin, is √(K_lin · 1²/0.011) = 9500 rad/s (ωT = 1.9 < 2.8)
     T, t_end = (2e-4, 6.0) if quick else (JOINT_FRICTION["T"], 8.0)
     ki = run_constraint("kikuuwe", T, t_end)
     lu = run_constraint("lugre", T, t_end)
@@ -187,8 +191,10 @@ def run(out, quick: bool = False) -> Checks:
         np.abs(ki["omega"]).max() > 0.02 and 4.2 < stop < 4.8, f"{stop:.2f} s")
     chk("I_fricK: no drift, the massless objects θ − e fixed to 1e-12 rad",
         np.all(ptp_anchor < 1e-12), f"{ptp_anchor.max():.1e} rad")
-    chk("I_fricK: angles change only elastically, < 1.15 (amplification) x torque swing / K",
-        np.all(ptp_theta < 1.15 * SWING / K), f"{ptp_theta.max():.2e} rad")
+    chk(f"I_fricK: angles change only elastically, < {amplification:.3f} (largest modal "
+        f"amplification) x torque swing / K",
+        np.all(ptp_theta < amplification * SWING / K),
+        f"{ptp_theta.max():.2e} rad = {ptp_theta.max() * K / SWING:.3f} x swing/K")
     chk("LuGre: the drift grows monotonically (period means)",
         np.all(np.diff(drift[1:], axis=0) > 0.0))
     chk("LuGre: the drift exceeds 20 x the elastic range of I_fricK, and still grows",
