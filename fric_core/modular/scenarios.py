@@ -15,9 +15,9 @@ The paper does not give the link parameters of Fig. 5. :data:`LINKS` is a 1 kg, 
   (the paper's angles change by a few hundredths of a radian);
 * the elastic modes of the held mechanism on the joint-friction springs (K = 5000 N m/rad,
   ≈ 36 and 276 rad/s at the held pose) are away from the 100 rad/s excitation. The paper's
-  torques peak at 0.48 N m, only 4 % below F: a dynamic amplification above 1.14 lifts the joint torque over
-  the breakaway level and any friction model slips (a 0.5 kg payload already does, briefly;
-  with 0.7 kg the peak friction torque is 0.494 N m);
+  torques peak at 0.48 N m, only 4 % below F: a dynamic amplification above 1.14 lifts the
+  joint torque over the breakaway level and any friction model slips (a 0.5 kg payload already
+  does, briefly; with 0.7 kg the peak friction torque is 0.494 N m);
 * LuGre stays within RK4's stability region at T = 1e-4 s: its ODE has the rate σ0|v|/F, so
   explicit RK4 needs |v| < 2.8 F/(σ0 T) = 2.8 rad/s (much lighter links reach 10 rad/s).
 """
