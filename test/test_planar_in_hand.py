@@ -52,3 +52,20 @@ def test_reduced_model_reproduces_the_distributed_slip(runs):
     d, r = _at(t, xd, 0.6), _at(t, xr, 0.6)
     assert r[1] == pytest.approx(d[1], rel=0.1)
     assert r[2] == pytest.approx(d[2], rel=0.1)
+
+
+def test_unstable_body_step_is_rejected_by_name():
+    # The semi-implicit Euler update of the object is stable only for
+    # dt < 2/(σ1 n f_N (1/m + d²/I)). Case 1 of Sec. VI-C (CoM 25 mm from the pads) pivots and
+    # slips down to d ≈ 57 mm by t ≈ 0.55 s, where the bound falls below 5e-5 s (≈ 4.9e-5 s):
+    # the run used to chatter silently there (pad force 18–21× the friction limit); it must
+    # stop with a ValueError naming dt. (At 3e-5 s the same run completes: measured.)
+    s = P.circle(11, 0.02)
+    tab = P.LimitSurfaceTable.compute(s, 10)
+    m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=5e-5, elasto_plastic=True)
+    with pytest.raises(ValueError, match=r"dt: 5e-05 s exceeds the stability bound"):
+        P.simulate_in_hand(m, 1.0, com_offset=(0.025, 0.0))
+    # at the first grip update already, for a step far above 2m/(σ1 n f_N) ≈ 1.4e-4 s
+    m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=1e-3, elasto_plastic=True)
+    with pytest.raises(ValueError, match=r"dt: .* at t = 0.000 s"):
+        P.simulate_in_hand(m, 0.1)

@@ -95,6 +95,12 @@ def test_surface_needs_a_positive_normal_force(fn):
         P.hertz_like(21, normal_force=fn)
 
 
+def test_hertz_like_takes_one_load():
+    # one surface has one normal force: an array is a clear error, not a TypeError from float()
+    with pytest.raises(ValueError, match="normal_force"):
+        P.hertz_like(21, normal_force=np.array([1.0, 2.0]))
+
+
 @pytest.mark.parametrize("n", [1, 0, -3, 2.5])
 def test_resolution_below_two_is_rejected(n):
     with pytest.raises(ValueError, match="n_cells"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class PlanarFrictionParams:
         without σ1, the setting of the limit surface (7)–(8))."""
         return cls(sigma0=sigma0, sigma1=0.0, sigma2=0.0, mu_c=mu, mu_s=mu)
 
-    def g(self, speed):
+    def g(self, speed) -> Union[float, np.ndarray]:
         """Amended steady-state coefficient (2): μ_C + (μ_S − μ_C) exp(−|v/v_s|^γ)."""
         s = np.abs(np.asarray(speed, dtype=float)) / self.v_s
         out = self.mu_c + (self.mu_s - self.mu_c) * np.exp(-(s ** self.gamma))

@@ -9,6 +9,7 @@ time with knots at 0.6, 0.8, 1.4, 1.6, 2.2, 2.4, 3.0, 3.2, 3.8, 4.0 and 4.6 s an
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -61,7 +62,8 @@ def normalized_rmse(reference, estimate) -> tuple[float, float]:
     return float(e_t / ft_max), float(e_tau / tau_max)
 
 
-def drift_loads(t, kind: str = "tangential", weight: float = 9.81):
+def drift_loads(t, kind: str = "tangential",
+                weight: float = 9.81) -> tuple[np.ndarray, np.ndarray]:
     """External loads of the drift experiments (Figs. 6, 23–25), as in the authors' scripts.
 
     ``kind="tangential"``: f_x ramps to 1 N over 0.2 s, oscillates 1 + 0.4 sin(6πt) N from 1 s;
@@ -91,7 +93,7 @@ def drift_loads(t, kind: str = "tangential", weight: float = 9.81):
 
 
 def simulate_body(model, external_wrench, normal_force, mass: float, inertia: float,
-                  twist0=(0.0, 0.0, 0.0)):
+                  twist0=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A planar rigid body whose CoP is its centre of mass, pushed by ``external_wrench`` (n, 3)
     and held by the friction ``model`` (any model with ``dt``, ``step(twist)`` and
     ``set_normal_force``), integrated with semi-implicit Euler at the model's step: the friction
@@ -118,6 +120,18 @@ def simulate_body(model, external_wrench, normal_force, mass: float, inertia: fl
     return poses, twists, fric
 
 
+def _check_in_hand_step(dt: float, damping: float, mass: float, inertia: float,
+                        lever: float, t: float) -> None:
+    """ValueError naming ``dt`` if the semi-implicit Euler update of the held object is unstable:
+    the pads' damping c = σ1 n f_N on the effective mass at the pads, 1/m_eff = 1/m + d²/I,
+    requires c dt / m_eff < 2."""
+    bound = 2.0 / (damping * (1.0 / mass + lever * lever / inertia))
+    if dt > bound:
+        raise ValueError(f"dt: {dt:g} s exceeds the stability bound 2/(sigma1 n f_N (1/m + d^2/I))"
+                         f" = {bound:.3g} s at t = {t:.3f} s (f_N·sigma1·n = {damping:.4g} N s/m,"
+                         f" CoM-pad distance d = {lever * 1e3:.1f} mm); use a smaller model dt")
+
+
 def gripper_normal_force(t) -> np.ndarray:
     """Grip force of the authors' in-hand slip-stick timing run (Sec. VI-C, Table IV):
     f_N = 1.73 + 0.91 sin(2π·2t) N, applied step-wise constant at 100 Hz by
@@ -128,7 +142,7 @@ def gripper_normal_force(t) -> np.ndarray:
 def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_force,
                      com_offset=(0.002, 0.0), mass: float = 0.2, size=(0.15, 0.08),
                      n_fingers: int = 2, update_period: float = 0.01, on_normal_force=None,
-                     gravity: float = 9.81):
+                     gravity: float = 9.81) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """In-hand slip-stick (Sec. VI-C): a rectangular object (``size`` = width × height, ``mass``)
     held between ``n_fingers`` identical finger pads whose contact surface is fixed at the origin
     of the world frame, gravity along −y, the centre of mass starting at ``com_offset`` from the
@@ -142,10 +156,13 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
     acts on the object's mass and, at the distance d from the CoM to the pads, on its rotational
     inertia I, so the step must stay below 2 / (σ1 · pads · f_N · (1/m + d²/I)); d grows as the
     object slips (case 1 of Sec. VI-C reaches d ≈ 65 mm, bounding dt near 3.5e-5 s with Table I;
-    with the CoM at the pads, ≈ 1e-4 s). Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches (n, 3)
-    summed over the pads at the contact CoP).
+    with the CoM at the pads, ≈ 1e-4 s). The bound is checked at every grip update with the
+    current f_N and d (for a model with ``params.sigma1``): a ``dt`` above it raises ValueError
+    instead of chattering silently. Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches
+    (n, 3) summed over the pads at the contact CoP).
     """
     dt = model.dt
+    sigma1 = float(getattr(getattr(model, "params", None), "sigma1", 0.0))
     n = int(round(duration / dt))
     every = max(1, int(round(update_period / dt)))
     inertia = mass / 12.0 * (size[0] ** 2 + size[1] ** 2)
@@ -164,6 +181,9 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
                 on_normal_force(model, fn)
                 cop = np.asarray(model.cop, dtype=float)
             model.set_normal_force(fn)
+            if sigma1 > 0.0:
+                _check_in_hand_step(dt, sigma1 * n_fingers * fn, mass, inertia,
+                                    math.hypot(cop[0] - pos[0], cop[1] - pos[1]), k * dt)
         dx, dy = cop[0] - pos[0], cop[1] - pos[1]          # CoM → contact CoP
         tw = (vel[0] - vel[2] * dy, vel[1] + vel[2] * dx, vel[2])
         f = model.step(tw) * n_fingers

@@ -268,6 +268,8 @@ def hertz_like(n_cells: int = 21, normal_force: float = 1.0, k: float = 2.0,
     ``k=2*f_N`` for the paper's load-dependent distribution (which needs a new limit surface).
     """
     k = param("k", k, minimum=0.0, strict=True, allow_array=False)
+    normal_force = param("normal_force", normal_force, minimum=0.0, strict=True,
+                         allow_array=False)                     # one surface, one load
     a = float(hertz_radius(normal_force, coefficient, exponent))
 
     def p(x, y):
