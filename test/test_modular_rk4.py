@@ -183,6 +183,36 @@ def test_step_functions_share_the_interface():
         simulate(m, x0[:3], 0.01, 1)
     with pytest.raises(ValueError, match="n"):
         simulate(m, x0, 0.01, -1)
+    for bad in (-1.0, 0.0, math.nan, math.inf):
+        for step in (rk4_step, euler_step):
+            with pytest.raises(ValueError, match="T: "):
+                step(m, x0, 0.0, bad)
+
+
+def test_timestep_argument_must_be_positive_with_an_undamped_friction_element():
+    # B = 0: (19), (24) and the penalty joint's friction divide by B + τK, so τ = 0 (or NaN,
+    # inf, < 0) is rejected once per call at the system level with a ValueError naming τ, never
+    # a ZeroDivisionError; any τ > 0 gives finite forces.
+    from fric_core.modular import (BodyFrame, BodyPoint, FixedFrame, PenaltyFrictionContact,
+                                   PenaltyJoint, RigidBody, Stack)
+    s = ModularSystem().add_admittance("m", PointMass(1.0))
+    s.add_impedance("f", FrictionImpedance(K=1e3, B=0.0, F=1.0, n=2), Coordinates("m", [0, 1]))
+    point = s.build()
+    s = ModularSystem().add_admittance("b", RigidBody(1.0, [1.0, 1.0, 1.0]))
+    s.add_impedance("c", PenaltyFrictionContact(K=1e3, B=0.0, mu=0.5), BodyPoint("b"))
+    s.add_impedance("j", PenaltyJoint(1e3, 0.0, 1.0, 0.0, K=1e3, B=0.0, F=1.0),
+                    Stack(FixedFrame(), BodyFrame("b", (-0.5, 0.0, 0.0))))
+    body = s.build()
+    cases = [(point, point.initial_state(m=PointMass.state(v=(0.1, 0.1, 0.0)))),
+             (body, body.initial_state(b=RigidBody.state(p=(0.5, 0.0, -0.01), v=(0.1, 0, 0),
+                                                         omega=(0.0, 0.0, 0.3))))]
+    for model, x in cases:
+        for tau in (0.0, -1e-3, math.nan, math.inf):
+            with pytest.raises(ValueError, match="tau"):
+                model.forces(x, 0.0, tau)
+            with pytest.raises(ValueError, match="tau"):
+                model.derivative(x, 0.0, tau)
+        assert np.all(np.isfinite(model.derivative(x, 0.0, 1e-3)))
 
 
 def test_rate_dependent_law_makes_the_sliding_block_first_order():

@@ -122,6 +122,23 @@ def test_bad_parameters_name_the_field(make, field):
         make()
 
 
+@pytest.mark.parametrize("make,field", [
+    (lambda: RigidBody(1.0, [1.0, 1.0, 1.0], gravity="down"), "gravity"),
+    (lambda: PointMass(1.0, gravity=(0.0, 0.0, float("inf"))), "gravity"),
+    (lambda: PointMass.state(p=(0.0, 0.0)), "p"),
+    (lambda: PointMass.state(v=(0.0, 0.0, 0.0, 1.0)), "v"),
+    (lambda: RigidBody.state(p=(0.0, 0.0)), "p"),
+    (lambda: RigidBody.state(q=(1.0, 0.0, 0.0)), "q"),
+    (lambda: RigidBody.state(omega=(0.0, float("nan"), 0.0)), "omega"),
+    (lambda: RigidBody.state(v="fast"), "v"),
+])
+def test_bad_vectors_name_the_field_first(make, field):
+    # the message starts with the field's name (not numpy's "could not convert ..."), and a
+    # wrong-length state is refused instead of silently making a state of the wrong size
+    with pytest.raises(ValueError, match=f"^{field}: "):
+        make()
+
+
 def test_initial_state_is_checked():
     s = ModularSystem().add_admittance("m", PointMass(1.0))
     s.add_impedance("k", SpringDamper(1.0, 0.0, n=3), Coordinates("m"))

@@ -17,11 +17,19 @@ from .components import Admittance
 __all__ = ["PointMass", "RigidBody"]
 
 
-def _gravity(g) -> np.ndarray:
-    a = np.asarray(g, dtype=float)
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise ValueError(f"gravity: expected a finite 3-vector, got {g!r}")
+def _vector(name: str, value, n: int) -> np.ndarray:
+    """``value`` as a finite float array of shape (n,); ``ValueError`` naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a finite {n}-vector, got {value!r}") from None
+    if a.shape != (n,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: expected a finite {n}-vector, got {value!r}")
     return a
+
+
+def _gravity(g) -> np.ndarray:
+    return _vector("gravity", g, 3)
 
 
 class PointMass(Admittance):
@@ -46,8 +54,8 @@ class PointMass(Admittance):
 
     @staticmethod
     def state(p=(0.0, 0.0, 0.0), v=(0.0, 0.0, 0.0)) -> np.ndarray:
-        """``[p, v]`` as one array."""
-        return np.concatenate([np.asarray(p, float), np.asarray(v, float)])
+        """``[p, v]`` as one array (each a finite 3-vector)."""
+        return np.concatenate([_vector("p", p, 3), _vector("v", v, 3)])
 
 
 class RigidBody(Admittance):
@@ -173,10 +181,11 @@ class RigidBody(Admittance):
     @staticmethod
     def state(p=(0.0, 0.0, 0.0), v=(0.0, 0.0, 0.0), q=(1.0, 0.0, 0.0, 0.0),
               omega=(0.0, 0.0, 0.0)) -> np.ndarray:
-        """``[p, v, q, ω]`` (25) as one array; q is normalised."""
-        q = np.asarray(q, float)
+        """``[p, v, q, ω]`` (25) as one array (finite 3-vectors and a 4-vector); q is
+        normalised."""
+        q = _vector("q", q, 4)
         n = math.sqrt(float(q @ q))
         if not n > 0.0:
             raise ValueError("q: must be a non-zero quaternion")
-        return np.concatenate([np.asarray(p, float), np.asarray(v, float), q / n,
-                               np.asarray(omega, float)])
+        return np.concatenate([_vector("p", p, 3), _vector("v", v, 3), q / n,
+                               _vector("omega", omega, 3)])

@@ -13,6 +13,7 @@ After every step the admittances project their states (unit quaternions of (26))
 
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -28,7 +29,11 @@ RK4_STAGE_TIMES = (0.0, 0.5, 0.5, 1.0, 1.0)
 
 def rk4_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
              out: np.ndarray | None = None) -> np.ndarray:
-    """One step of the generalised RK4 (21)/(22); returns x(k+1) (in ``out`` if given)."""
+    """One step of the generalised RK4 (21)/(22); returns x(k+1) (in ``out`` if given).
+
+    ``T`` must be finite and > 0 (``ValueError`` otherwise)."""
+    if not 0.0 < T < math.inf:     # one float compare per step (NaN fails it too)
+        raise ValueError(f"T: the step size must be finite and > 0, got {T!r}")
     ws = system.ws
     k1, k2, k3, k4, xs, tmp = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
     h = 0.5 * T
@@ -57,7 +62,11 @@ def rk4_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
 
 def euler_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
                out: np.ndarray | None = None) -> np.ndarray:
-    """One forward-Euler step (4) with τ = T; returns x(k+1) (in ``out`` if given)."""
+    """One forward-Euler step (4) with τ = T; returns x(k+1) (in ``out`` if given).
+
+    ``T`` must be finite and > 0 (``ValueError`` otherwise)."""
+    if not 0.0 < T < math.inf:
+        raise ValueError(f"T: the step size must be finite and > 0, got {T!r}")
     tmp = system.ws[5]
     np.multiply(system.derivative(x, t, T), T, out=tmp)
     if out is None:
@@ -94,7 +103,8 @@ def simulate(system: CompiledSystem, x0: np.ndarray, T: float, n: int, *,
     x = np.array(x0, dtype=float)
     if x.shape != (system.n_state,) or not np.all(np.isfinite(x)):
         raise ValueError(f"x0: expected a finite state of shape ({system.n_state},), got "
-                         f"shape {x.shape}")
+                         f"shape {x.shape}" + ("" if x.shape != (system.n_state,) else
+                                               " with non-finite entries"))
     step = _METHODS[method]
     idx = list(range(0, n + 1, every))
     if idx[-1] != n:

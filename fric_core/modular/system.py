@@ -23,6 +23,7 @@ mismatches, and admittances whose force input nothing drives (unless added with
 
 from __future__ import annotations
 
+import math
 from typing import Dict
 
 import numpy as np
@@ -219,7 +220,14 @@ class CompiledSystem:
 
     # -- the hot path ------------------------------------------------------------------------
     def derivative(self, x: np.ndarray, t: float, tau: float) -> np.ndarray:
-        """F(x, t; τ) of (21b): (13b)–(13g) with (22). Returns an internal buffer (copy it)."""
+        """F(x, t; τ) of (21b): (13b)–(13g) with (22). Returns an internal buffer (copy it).
+
+        ``tau`` (τ of (19)/(22), the stage's step size) must be finite and > 0: the friction
+        elements divide by B + τK, which is 0 for B = 0 at τ = 0.
+        """
+        if not 0.0 < tau < math.inf:   # one float compare per call (NaN fails it too)
+            raise ValueError(f"tau: the timestep argument τ of (19)/(22) must be a finite "
+                             f"step size > 0, got {tau!r}")
         xs = self._xs
         if x is not xs:
             xs[:] = x
