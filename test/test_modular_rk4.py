@@ -100,6 +100,30 @@ def test_euler_through_the_interface_is_the_implicit_euler_element(law):
         assert -w[0] == pytest.approx(f_ref, abs=1e-12)
 
 
+@pytest.mark.parametrize("law", [Coulomb(0.8), CoulombViscous(0.8, 2.0)])
+def test_simulate_euler_on_a_block_is_the_implicit_euler_element(law):
+    # The same through the integrator: simulate(..., method="euler") passes τ = T (4), so a
+    # block on I_fricK, pushed by 1.5 F sin(2t) (it sticks near the reversals, slides in
+    # between), has e(k) of model C (14) fed with the simulated velocities v(k): x(k+1) holds
+    # e(k) (= e(k−1) + T ė(k), (20)). Rounding only: 1e-12 of e ~ F/K = 4e-4.
+    M, K, B, T = 1.0, 2000.0, 3.0, 1e-3
+    s = ModularSystem().add_admittance("block", PointMass(M))
+    s.add_impedance("push", ExternalForce(lambda t: (1.2 * math.sin(2.0 * t), 0.0, 0.0), n=3),
+                    Coordinates("block"))
+    s.add_impedance("friction", FrictionImpedance(K=K, B=B, law=law), Coordinates("block", 0))
+    m = s.build()
+    tr = simulate(m, m.initial_state(block=PointMass.state()), T, 4000, method="euler")
+    v, e = tr.x[:, 3], tr.x[:, m.slice("friction")][:, 0]
+    ref = MasslessImpedance(K, B, law, T)
+    stuck = []
+    for k in range(len(v) - 1):
+        ref.step(float(v[k]))
+        assert e[k + 1] == pytest.approx(ref.state.e, rel=1e-12, abs=1e-15)
+        stuck.append(bool(ref.state.stuck))
+    assert 100 < sum(stuck) < len(stuck) - 100           # both phases, many steps each
+    assert np.ptp(tr.x[:, 0]) > 100 * 0.8 / K              # it slid far beyond elastic
+
+
 def _rk4_stick_map(T, M, K, B):
     """RK4 (21) step matrix of the sticking block (state [e, v]; ė = v, Mv̇ = −Ke − (B+τK)v)."""
     def A(tau):
