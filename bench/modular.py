@@ -86,9 +86,9 @@ def main(argv=None) -> int:
     results = []
     for name, model, x0 in systems():
         # the two-links start from rest at t0 = 2 s of the torque profile (28c, d), where the
-        # torque, 0.52 N m, exceeds F = 0.5 N m: the joints break away at once (sliding within
-        # the first 200 steps) and the timed blocks run mostly through the friction elements'
-        # sliding branch; the sphere starts as in Fig. 4 (falling, bouncing, slipping)
+        # torque, 0.52 N m, exceeds F = 0.5 N m: the joints break away within the first 200
+        # steps, so the timed blocks exercise the friction elements' sliding branch (not a
+        # state at rest); the sphere starts as in Fig. 4 (falling, bouncing, slipping)
         t0 = 2.0 if "two-link" in name else 0.0
         rk = steps_per_second(rk4_step, model, x0, t0, n_block, n_rep)
         eu = steps_per_second(euler_step, model, x0, t0, n_block, n_rep)
