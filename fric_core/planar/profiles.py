@@ -111,8 +111,11 @@ def simulate_body(model, external_wrench, normal_force, mass: float, inertia: fl
     poses = np.empty_like(ext)
     twists = np.empty_like(ext)
     fric = np.empty_like(ext)
+    fn_set = math.nan
     for k in range(ext.shape[0]):
-        model.set_normal_force(fn[k])
+        if fn[k] != fn_set:                     # validated setter only when the load changes
+            fn_set = fn[k]
+            model.set_normal_force(fn_set)
         f = model.step(v)
         v = v + dt * inv_m * (ext[k] + f)
         x = x + dt * v
