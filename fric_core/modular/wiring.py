@@ -200,19 +200,36 @@ class _BoundBodyFrame(_Bound):
         self.off = (float(off[0]), float(off[1]), float(off[2]))
         self.r = self.off
 
-    def motion(self, out):
+    def values(self) -> tuple:
+        """The frame ``[p, q, v, ω]`` as a tuple of 13 floats (remembers r for :meth:`add`)."""
         p0, p1, p2, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = self.x.tolist()
-        r = rotate((q0, q1, q2, q3), self.off)
-        self.r = r
-        out[:] = (p0 + r[0], p1 + r[1], p2 + r[2], q0, q1, q2, q3,
-                  v0 + wy * r[2] - wz * r[1], v1 + wz * r[0] - wx * r[2],
-                  v2 + wx * r[1] - wy * r[0], wx, wy, wz)
+        # r = R(q) offset, as _vec.rotate (inlined: this is the penalty joints' hot path)
+        ox, oy, oz = self.off
+        n = q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3
+        tx = 2.0 * (q2 * oz - q3 * oy) / n
+        ty = 2.0 * (q3 * ox - q1 * oz) / n
+        tz = 2.0 * (q1 * oy - q2 * ox) / n
+        r0 = ox + q0 * tx + (q2 * tz - q3 * ty)
+        r1 = oy + q0 * ty + (q3 * tx - q1 * tz)
+        r2 = oz + q0 * tz + (q1 * ty - q2 * tx)
+        self.r = (r0, r1, r2)
+        return (p0 + r0, p1 + r1, p2 + r2, q0, q1, q2, q3,
+                v0 + wy * r2 - wz * r1, v1 + wz * r0 - wx * r2,
+                v2 + wx * r1 - wy * r0, wx, wy, wz)
+
+    def motion(self, out):
+        out[:] = self.values()
+
+    def add(self, fx, fy, fz, tx, ty, tz) -> None:
+        """Add the wrench (at the frame origin, from :meth:`values` of the same evaluation)."""
+        r0, r1, r2 = self.r
+        u = self.u
+        u0, u1, u2, u3, u4, u5 = u.tolist()
+        u[:] = (u0 + fx, u1 + fy, u2 + fz, u3 + (tx + r1 * fz - r2 * fy),
+                u4 + (ty + r2 * fx - r0 * fz), u5 + (tz + r0 * fy - r1 * fx))
 
     def apply(self, w):
-        r = self.r
-        fx, fy, fz, tx, ty, tz = w.tolist()
-        self.u += (fx, fy, fz, tx + r[1] * fz - r[2] * fy, ty + r[2] * fx - r[0] * fz,
-                   tz + r[0] * fy - r[1] * fx)
+        self.add(*w.tolist())
 
 
 class ArmPoint(Port):
@@ -287,11 +304,18 @@ class _BoundFixed(_Bound):
 
     def __init__(self, m, n_force, layout):
         self.m, self.n_motion, self.n_force, self.layout = m, m.size, n_force, layout
+        self._values = tuple(float(v) for v in m)
 
     def motion(self, out):
         out[:] = self.m
 
     def apply(self, w):
+        return None
+
+    def values(self) -> tuple:
+        return self._values
+
+    def add(self, *w) -> None:
         return None
 
 
@@ -365,6 +389,12 @@ class _BoundStack(_Bound):
             self._mviews.append((b, slice(i, i + b.n_motion), slice(j, j + b.n_force)))
             i += b.n_motion
             j += b.n_force
+        if all(hasattr(b, "values") for b in bound):
+            # frames (BodyFrame, FixedFrame): one write of the stacked motion, one read of the
+            # stacked wrench, the parts exchanging Python floats (the penalty-joint hot path)
+            self._values = [b.values for b in bound]
+            self._adds = [(b.add, fs.start, fs.stop) for b, _, fs in self._mviews]
+            self.motion, self.apply = self._motion_values, self._apply_values
 
     def motion(self, out):
         for b, ms, _ in self._mviews:
@@ -373,3 +403,14 @@ class _BoundStack(_Bound):
     def apply(self, w):
         for b, _, fs in self._mviews:
             b.apply(w[fs])
+
+    def _motion_values(self, out):
+        v = ()
+        for values in self._values:
+            v += values()
+        out[:] = v
+
+    def _apply_values(self, w):
+        w = w.tolist()
+        for add, i, j in self._adds:
+            add(*w[i:j])
