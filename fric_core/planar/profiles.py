@@ -104,22 +104,35 @@ def simulate_body(model, external_wrench, normal_force, mass: float, inertia: fl
     """
     ext = np.asarray(external_wrench, dtype=float)
     fn = np.broadcast_to(np.asarray(normal_force, dtype=float), (ext.shape[0],))
-    inv_m = np.array([1.0 / mass, 1.0 / mass, 1.0 / inertia])
     dt = model.dt
-    v = np.array(twist0, dtype=float)
-    x = np.zeros(3)
+    inv_m = np.array([1.0 / mass, 1.0 / mass, 1.0 / inertia])
+    # plain floats per step (numpy per-step overhead would rival the reduced model's step);
+    # same operation order as v += (dt/m)(F_ext + F), x += dt v
+    kx, ky, kth = (float(c) for c in dt * inv_m)
+    vx, vy, om = (float(c) for c in twist0)
+    px = py = pth = 0.0
+    ext_list = ext.tolist()
+    fn_list = fn.tolist()
     poses = np.empty_like(ext)
     twists = np.empty_like(ext)
     fric = np.empty_like(ext)
     fn_set = math.nan
     for k in range(ext.shape[0]):
-        if fn[k] != fn_set:                     # validated setter only when the load changes
-            fn_set = fn[k]
+        if fn_list[k] != fn_set:                # validated setter only when the load changes
+            fn_set = fn_list[k]
             model.set_normal_force(fn_set)
-        f = model.step(v)
-        v = v + dt * inv_m * (ext[k] + f)
-        x = x + dt * v
-        poses[k], twists[k], fric[k] = x, v, f
+        f = model.step(np.array((vx, vy, om)))
+        fx, fy, ft = float(f[0]), float(f[1]), float(f[2])
+        ex, ey, et = ext_list[k]
+        vx += kx * (ex + fx)
+        vy += ky * (ey + fy)
+        om += kth * (et + ft)
+        px += dt * vx
+        py += dt * vy
+        pth += dt * om
+        poses[k] = (px, py, pth)
+        twists[k] = (vx, vy, om)
+        fric[k] = (fx, fy, ft)
     return poses, twists, fric
 
 
@@ -170,29 +183,36 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
     every = max(1, int(round(update_period / dt)))
     inertia = mass / 12.0 * (size[0] ** 2 + size[1] ** 2)
     inv_m = np.array([1.0 / mass, 1.0 / mass, 1.0 / inertia])
-    cop = np.asarray(model.cop, dtype=float)
-    pos = np.array([com_offset[0], com_offset[1], 0.0])
-    vel = np.zeros(3)
+    cx, cy = (float(c) for c in model.cop)
+    # the body state in plain floats (the per-step numpy overhead would exceed the reduced
+    # model's own step); same operation order as the vector form v += (dt/m) F, x += dt v
+    px, py, pth = float(com_offset[0]), float(com_offset[1]), 0.0
+    vx = vy = om = 0.0
+    kx, ky, kth = (float(c) for c in dt * inv_m)
+    wy = -mass * gravity
+    nf = float(n_fingers)
     t_out = np.arange(n) * dt
     poses = np.empty((n, 3))
     wrenches = np.empty((n, 3))
-    weight = np.array([0.0, -mass * gravity, 0.0])
     for k in range(n):
         if k % every == 0:
             fn = float(normal_force(k * dt))
             if on_normal_force is not None:
                 on_normal_force(model, fn)
-                cop = np.asarray(model.cop, dtype=float)
+                cx, cy = (float(c) for c in model.cop)
             model.set_normal_force(fn)
             if sigma1 > 0.0:
                 _check_in_hand_step(dt, sigma1 * n_fingers * fn, mass, inertia,
-                                    math.hypot(cop[0] - pos[0], cop[1] - pos[1]), k * dt)
-        dx, dy = cop[0] - pos[0], cop[1] - pos[1]          # CoM → contact CoP
-        tw = (vel[0] - vel[2] * dy, vel[1] + vel[2] * dx, vel[2])
-        f = model.step(tw) * n_fingers
-        force = weight + (f[0], f[1], f[2] + dx * f[1] - dy * f[0])
-        vel = vel + dt * inv_m * force
-        pos = pos + dt * vel
-        poses[k] = pos
-        wrenches[k] = f
+                                    math.hypot(cx - px, cy - py), k * dt)
+        dx, dy = cx - px, cy - py                          # CoM → contact CoP
+        f = model.step((vx - om * dy, vy + om * dx, om))
+        fx, fy, ft = float(f[0]) * nf, float(f[1]) * nf, float(f[2]) * nf
+        vx += kx * fx
+        vy += ky * (wy + fy)
+        om += kth * (ft + dx * fy - dy * fx)
+        px += dt * vx
+        py += dt * vy
+        pth += dt * om
+        poses[k] = (px, py, pth)
+        wrenches[k] = (fx, fy, ft)
     return t_out, poses, wrenches
