@@ -12,7 +12,8 @@ model. Loads (``drift_loads``):
 * normal (Figs. 24, 25): constant f_x = 1 N and τ = 0.03 N m while f_N = 9.81 + sin(6πt) N.
 
 The body is integrated with semi-implicit Euler at the friction model's fixed step
-(``simulate_body``; dt = 1e-4 s, 2e-4 s in ``--quick``, both < 2m/(σ1 f_N) = 2.5e-4 s).
+(``simulate_body``; dt = 1e-4 s, 2e-4 s in ``--quick``, both < 2m/(σ1 f_N) = 2.5e-4 s;
+``--quick`` also uses 11 × 11 cells).
 "Drift per cycle" is the change of the pose averaged over one 1/3 s load period from one period
 to the next: the oscillation itself averages out and only accumulated displacement remains.
 
@@ -39,6 +40,9 @@ INERTIA = 0.5 * MASS * RADIUS ** 2
 WEIGHT = 9.81 * MASS
 PATCH = 0.05                  # contact patch diameter [m]
 N_CELLS, N_LS = 21, 20
+# --quick: 11 × 11 cells (the drift mechanism is per cell; the elastic bound scales with the
+# surface's own u) — the distributed steps are ~30 % cheaper
+N_CELLS_QUICK = 11
 PARAMS = TABLE_I[1]
 DT = 1e-4
 # --quick: 2e-4 s is still stable (c·dt/m = σ1 f_N,max dt/m = 800·10.81·2e-4 = 1.73 < 2) and
@@ -183,7 +187,7 @@ def plot_case(kind: str, t, w, fn, runs: dict, out, dt: float) -> object:
 def run(out, quick: bool = False) -> Checks:
     chk = Checks("Paper 002, Figs. 6, 23-25: drift under oscillating sub-slip loads, planar "
                  "LuGre vs planar Elasto-Plastic")
-    surface = circle(N_CELLS, PATCH, WEIGHT)
+    surface = circle(N_CELLS_QUICK if quick else N_CELLS, PATCH, WEIGHT)
     table = LimitSurfaceTable.compute(surface, N_LS)
     dt = DT_QUICK if quick else DT
     for kind, dur_full, dur_quick, windows in CASES:
