@@ -177,3 +177,24 @@ def test_laws_with_rate_dependence_in_the_friction_component():
             assert v_exact - push / 400.0 - 1e-6 <= v <= v_exact
         else:
             assert abs(p - e) < 1e-12 and abs(p - push / 1e4) < 1e-9
+
+
+def test_ports_sharing_a_body_frame_see_the_current_state():
+    # A penalty joint and the actuator on its axis read the same two frames; the system binds
+    # them once and evaluates them once per stage state. Whatever the order of calls, every
+    # port must see the state it was last given: same as a freshly built system, exactly.
+    from fric_core.modular.scenarios import penalty_initial_state, penalty_two_link
+    m = penalty_two_link()
+    x1 = penalty_initial_state(m, (0.3, 0.5), omega=(1.0, -2.0))
+    x2 = penalty_initial_state(m, (-0.7, 1.1), omega=(0.5, 0.0))
+    x2[m.slice("link1").start] += 1e-3          # a stretched joint 1: elastic energy ≠ 0
+    fresh = {k: penalty_two_link() for k in ("a", "b")}
+    for x, other in ((x1, x2), (x2, x1), (x1, x1)):
+        m.derivative(other, 0.0, 1e-4)
+        assert m.energy(x) == fresh["a"].energy(x)
+        for name in ("joint1", "motor1", "joint0", "motor0"):
+            m.derivative(other, 0.0, 1e-4)
+            assert np.array_equal(m.impedance_input(x, name),
+                                  fresh["a"].impedance_input(x, name))
+        m.impedance_input(other, "joint1")
+        assert np.array_equal(m.derivative(x, 0.1, 1e-4), fresh["b"].derivative(x, 0.1, 1e-4))

@@ -116,6 +116,13 @@ class ModularSystem:
                                  f"known: {sorted(self._adm)}")
             return self._adm[name], xviews[name], uviews[name]
 
+        # Ports that read the same body frame (a penalty joint and the actuator on its axis)
+        # share one bound frame, evaluated once per derivative call: ``stamp`` counts the
+        # evaluations of the stage state (bumped wherever the stage buffer is rewritten).
+        stamp = [0]
+        resolve.frames = {}
+        resolve.stamp = stamp
+
         driven = set()
         evals = []
         iy = nx
@@ -164,7 +171,7 @@ class ModularSystem:
                 for name, comp in self._adm.items()]
         slices = {name: layout[name][0] for name in self._adm}
         slices.update(yslices)
-        return CompiledSystem(adms, evals, slices, dict(self._imp), xs, xdot, u)
+        return CompiledSystem(adms, evals, slices, dict(self._imp), xs, xdot, u, stamp)
 
 
 class CompiledSystem:
@@ -175,7 +182,8 @@ class CompiledSystem:
     for post-processing. Not thread-safe (it owns its stage buffers).
     """
 
-    def __init__(self, adms, evals, slices, imps, xs, xdot, u):
+    def __init__(self, adms, evals, slices, imps, xs, xdot, u, stamp):
+        self._stamp = stamp       # shared with the bound frames (see ModularSystem.build)
         self._adms = adms
         self._evals = evals
         self._slices = slices
@@ -231,6 +239,7 @@ class CompiledSystem:
         xs = self._xs
         if x is not xs:
             xs[:] = x
+        self._stamp[0] += 1
         self._u.fill(0.0)
         for evaluate, motion, apply, xin, y, w, yd in self._hot_imp:
             motion(xin)
@@ -254,6 +263,7 @@ class CompiledSystem:
     def impedance_input(self, x: np.ndarray, name: str) -> np.ndarray:
         """The motion input x̂ that impedance ``name`` sees at state x (a copy)."""
         self._xs[:] = x
+        self._stamp[0] += 1
         for (n, _, bp, xin, _, _, _) in self._evals:
             if n == name:
                 bp.motion(xin)
@@ -263,6 +273,7 @@ class CompiledSystem:
     def energy(self, x: np.ndarray) -> float:
         """Kinetic + gravitational energy of the admittances plus the impedances' elastic energy."""
         self._xs[:] = x
+        self._stamp[0] += 1
         e = 0.0
         for (_, comp, xv, _, _) in self._adms:
             e += comp.energy(xv)

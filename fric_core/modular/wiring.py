@@ -188,20 +188,35 @@ class BodyFrame(Port):
         off = _vec3(self.offset, who, "offset")
         comp, x, u = resolve(self.name, who)
         _rigid(comp, self.name, who, "BodyFrame")
-        return _BoundBodyFrame(x, u, off, (self.name,))
+        shared = getattr(resolve, "frames", None)     # one bound frame per (body, offset)
+        key = (self.name, tuple(off.tolist()))
+        if shared is not None and key in shared:
+            return shared[key]
+        bound = _BoundBodyFrame(x, u, off, (self.name,), getattr(resolve, "stamp", None))
+        if shared is not None:
+            shared[key] = bound
+        return bound
 
 
 class _BoundBodyFrame(_Bound):
     layout = "frames"
     n_motion, n_force = 13, 6
 
-    def __init__(self, x, u, off, sources):
+    def __init__(self, x, u, off, sources, stamp=None):
         self.x, self.u, self.sources = x, u, sources
         self.off = (float(off[0]), float(off[1]), float(off[2]))
         self.r = self.off
+        # stamp: [count of stage-state evaluations] of the system, or None (no caching)
+        self._stamp, self._seen, self._values = stamp, -1, ()
 
     def values(self) -> tuple:
-        """The frame ``[p, q, v, ω]`` as a tuple of 13 floats (remembers r for :meth:`add`)."""
+        """The frame ``[p, q, v, ω]`` as a tuple of 13 floats (remembers r for :meth:`add`);
+        computed once per evaluation of the stage state when several ports share the frame."""
+        stamp = self._stamp
+        if stamp is not None:
+            if stamp[0] == self._seen:
+                return self._values
+            self._seen = stamp[0]
         p0, p1, p2, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = self.x.tolist()
         # r = R(q) offset, as _vec.rotate (inlined: this is the penalty joints' hot path)
         ox, oy, oz = self.off
@@ -213,9 +228,10 @@ class _BoundBodyFrame(_Bound):
         r1 = oy + q0 * ty + (q3 * tx - q1 * tz)
         r2 = oz + q0 * tz + (q1 * ty - q2 * tx)
         self.r = (r0, r1, r2)
-        return (p0 + r0, p1 + r1, p2 + r2, q0, q1, q2, q3,
-                v0 + wy * r2 - wz * r1, v1 + wz * r0 - wx * r2,
-                v2 + wx * r1 - wy * r0, wx, wy, wz)
+        self._values = (p0 + r0, p1 + r1, p2 + r2, q0, q1, q2, q3,
+                        v0 + wy * r2 - wz * r1, v1 + wz * r0 - wx * r2,
+                        v2 + wx * r1 - wy * r0, wx, wy, wz)
+        return self._values
 
     def motion(self, out):
         out[:] = self.values()
