@@ -89,6 +89,7 @@ class DistributedLuGre:
         self._b1, self._b2 = np.empty(m), np.empty(m)
         self._a0 = np.empty(m)
         self._zp = np.empty((2, m))
+        self._rest = np.empty(m, dtype=bool)
         p = self.params
         self._const_g = p.mu_s == p.mu_c
         self._gamma2 = p.gamma == 2.0
@@ -169,24 +170,30 @@ class DistributedLuGre:
         np.add(self._tmp[0], self._tmp[1], out=zn)
         np.sqrt(zn, out=zn)
         # z_max = ‖z*‖ = g/σ0 (11); z_ba = s_ba z_max; t ∈ [0, 1] across the transition
-        zmax = self._g if not self._const_g else np.full_like(zn, p.mu_c)
-        np.multiply(zmax, 1.0 / p.sigma0, out=t)              # t = z_max
-        np.subtract(zn, p.s_ba * t, out=b)                     # ‖z‖ − z_ba
+        if self._const_g:
+            t.fill(p.mu_c * (1.0 / p.sigma0))                  # t = z_max
+        else:
+            np.multiply(self._g, 1.0 / p.sigma0, out=t)
+        np.multiply(t, p.s_ba, out=b)
+        np.subtract(zn, b, out=b)                              # ‖z‖ − z_ba
         t *= 1.0 - p.s_ba                                      # z_max − z_ba
         np.divide(b, t, out=t)
-        np.clip(t, 0.0, 1.0, out=t)
+        np.maximum(t, 0.0, out=t)                              # clip to [0, 1] (np.clip is
+        np.minimum(t, 1.0, out=t)                              # slower on small arrays)
         # ᾱ = ½ sin(π(‖z‖ − (z_max + z_ba)/2)/(z_max − z_ba)) + ½ = ½ − ½ cos(π t)   (6), (18)
         np.multiply(t, math.pi, out=t)
         np.cos(t, out=t)
         np.multiply(t, -0.5, out=t)
         t += 0.5
         # ε = (v̂ᵀẑ + 1)/2 (16); taken as 1 where v or z vanishes (β = ᾱ there)
-        vc = self._vc
-        np.multiply(vc[0], z[0], out=b)
-        b += vc[1] * z[1]
-        np.multiply(zn, self._s, out=zn)
-        np.divide(b, zn, out=b, where=zn > 0)
-        b[zn <= 0] = 1.0
+        vc, tmp = self._vc, self._tmp
+        np.multiply(vc, z, out=tmp)
+        np.add(tmp[0], tmp[1], out=b)                          # v·z (exactly 0 if v or z is)
+        np.multiply(zn, self._s, out=zn)                       # ‖v‖‖z‖
+        at_rest = np.less_equal(zn, 0.0, out=self._rest)
+        np.maximum(zn, _TINY, out=zn)
+        np.divide(b, zn, out=b)                                # cos(v, z) ...
+        np.copyto(b, 1.0, where=at_rest)                       # ... and 1 where v or z is 0
         b += 1.0
         b *= 0.5
         t *= b
