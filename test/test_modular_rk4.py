@@ -211,6 +211,9 @@ def test_step_functions_share_the_interface():
         for step in (rk4_step, euler_step):
             with pytest.raises(ValueError, match="T: "):
                 step(m, x0, 0.0, bad)
+    for step in (rk4_step, euler_step):  # a state of the wrong size names x, not numpy's shapes
+        with pytest.raises(ValueError, match="x: expected the system state of"):
+            step(m, x0[:3], 0.0, 0.01)
 
 
 def test_timestep_argument_must_be_positive_with_an_undamped_friction_element():

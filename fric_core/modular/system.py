@@ -238,7 +238,11 @@ class CompiledSystem:
                              f"step size > 0, got {tau!r}")
         xs = self._xs
         if x is not xs:
-            xs[:] = x
+            try:
+                xs[:] = x
+            except (ValueError, TypeError):
+                raise ValueError(f"x: expected the system state of {self.n_state} numbers, got "
+                                 f"shape {np.shape(x)}") from None
         self._stamp[0] += 1
         self._u.fill(0.0)
         for evaluate, motion, apply, xin, y, w, yd in self._hot_imp:
