@@ -208,8 +208,9 @@ class LimitSurfaceTable:
     ``radius`` is r of the current surface, ``radius_sampled`` r' of the surface the table was
     computed for. r is the pure-rotation torque about the CoP per μ f_N of the bilinear steady
     state (23) (the paper's ``update_radius``), not ``surface.rim_radius`` (25): they differ by
-    0.15–1.2 % at 21 × 21 cells; :meth:`rescaled` changes r only (Sec. VI-D): a surface scaled by s has
-    h_s(v, ω) = h(v, sω), which the look-up with r = s r' reproduces without recomputation.
+    0.15–1.2 % at 21 × 21 cells. :meth:`rescaled` changes r only (Sec. VI-D): a surface scaled
+    by s has h_s(v, ω) = h(v, sω), which the look-up with r = s r' reproduces without
+    recomputation.
     """
 
     def __init__(self, nodes: np.ndarray, radius: float, radius_sampled: float,
