@@ -47,16 +47,17 @@ PARAMS = TABLE_I[1]
 N_LS = 20
 MASS, G = 0.2, 9.81
 DURATION, DURATION_QUICK = 2.0, 1.0
-# --quick: case 1 needs the second grip minimum to hang below the pads (1 s); case 2 and the
-# Hertz-like pads are checked over the first grip cycle (slip 0.28–0.55 s, grip maximum at
-# 0.625 s); f_N,2 until 0.9 s (stuck at 2 N from 0.55 s, checked from 0.75 s)
+# --quick (CI): case 2 and the Hertz-like pads over the first grip cycle (slip 0.28–0.55 s,
+# grip maximum at 0.625 s); f_N,2 until 0.9 s (stuck at 2 N from 0.55 s, checked from 0.75 s).
+# Case 1 needs 1 s at 2.5e-5 s (the second grip minimum) and runs in the full run only; its
+# pivot is tested on the reduced model in test/test_planar_in_hand.py.
 DURATION_CASE2_QUICK = 0.7
 DURATION_FN2, DURATION_FN2_QUICK = 1.2, 0.9   # f_N,2: one slip (0.33–0.55 s), then stuck
 N_CELLS, N_CELLS_QUICK = 21, 11
 GRIP_MAXIMA = (0.125, 0.625, 1.125, 1.625)     # s: f_N = 2.64 N, the object sticks
 SLIP_SPEED, SLIP_RATE = 1e-3, 0.05             # m/s, rad/s: above bristle-scale creep
 CASES = (  # (label, surface factory(n), CoM offset [m], step [s], in quick run)
-    ("case 1, circle", lambda n: circle(n, 0.02), 0.025, DT_CASE_1, True),
+    ("case 1, circle", lambda n: circle(n, 0.02), 0.025, DT_CASE_1, False),
     ("case 2, circle", lambda n: circle(n, 0.02), 0.002, DT, True),
     ("case 2, square", lambda n: square(n, 0.02), 0.002, DT, False),
     ("case 2, gradient line", lambda n: gradient_line(n, 0.02, reverse=True), 0.002, DT, True),

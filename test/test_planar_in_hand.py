@@ -2,6 +2,8 @@
 force oscillates, f_N = 1.73 + 0.91 sin(4πt) N; it sticks while 2 μ f_N exceeds its weight
 (1.96 N, i.e. f_N > 0.98 N for μ_C = 1) and slips around the minima (t ≈ 0.375 s, 0.875 s)."""
 
+import math
+
 import pytest
 
 import fric_core.planar as P
@@ -69,3 +71,21 @@ def test_unstable_body_step_is_rejected_by_name():
     m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=1e-3, elasto_plastic=True)
     with pytest.raises(ValueError, match=r"dt: .* at t = 0.000 s"):
         P.simulate_in_hand(m, 0.1)
+
+
+def test_case_1_object_pivots_until_its_com_hangs_below_the_pads():
+    # Sec. VI-C case 1 (CoM 25 mm from the pad centre): the gravity moment m g 25 mm = 0.049 N m
+    # exceeds the pads' torque capacity 2·(2/3)·10 mm·μ_S f_N ≤ 0.042 N m, so the object pivots
+    # about the contact until its CoM hangs below it, θ → −90°, by the second grip minimum
+    # (distributed and reduced −90.5° / −90.8° at 1 s, examples/planar_in_hand.py). 5° allows for
+    # the friction torque holding it slightly off the vertical (m g 25 mm sin 5° ≈ 4e-3 N m).
+    # Reduced model (the distributed one is compared in the example's full run); dt = 2.5e-5 s
+    # is within the stability bound at the d ≈ 65 mm the object reaches.
+    s = P.circle(11, 0.02)
+    m = P.ReducedLuGre(P.LimitSurfaceTable.compute(s, 20), P.TABLE_I[1], dt=2.5e-5,
+                       elasto_plastic=True)
+    t, x, _ = P.simulate_in_hand(m, 1.0, com_offset=(0.025, 0.0))
+    assert abs(math.degrees(x[-1, 2]) + 90.0) < 5.0
+    # ... and hangs below the contact: ≥ 25 mm below it plus the slip down the pads, and
+    # under it to within 5 mm (measured x = −0.9 mm, y = −63.5 mm, θ = −90.8°)
+    assert x[-1, 1] < -0.025 and abs(x[-1, 0]) < 0.005
