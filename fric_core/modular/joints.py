@@ -67,24 +67,8 @@ class PenaltyJoint(Impedance):
 
     def evaluate(self, xin, y, t, tau, w, ydot):
         m = xin.tolist()
-        # a_A = R(q_A) axis, a_B = R(q_B) axis: _vec.rotate, inlined (the hot path)
-        rx, ry, rz = self.axis
-        w0, x0, y0, z0 = m[3], m[4], m[5], m[6]
-        n = w0 * w0 + x0 * x0 + y0 * y0 + z0 * z0
-        tx = 2.0 * (y0 * rz - z0 * ry) / n
-        ty = 2.0 * (z0 * rx - x0 * rz) / n
-        tz = 2.0 * (x0 * ry - y0 * rx) / n
-        ax = rx + w0 * tx + (y0 * tz - z0 * ty)
-        ay = ry + w0 * ty + (z0 * tx - x0 * tz)
-        az = rz + w0 * tz + (x0 * ty - y0 * tx)
-        w0, x0, y0, z0 = m[16], m[17], m[18], m[19]
-        n = w0 * w0 + x0 * x0 + y0 * y0 + z0 * z0
-        tx = 2.0 * (y0 * rz - z0 * ry) / n
-        ty = 2.0 * (z0 * rx - x0 * rz) / n
-        tz = 2.0 * (x0 * ry - y0 * rx) / n
-        bx = rx + w0 * tx + (y0 * tz - z0 * ty)
-        by = ry + w0 * ty + (z0 * tx - x0 * tz)
-        bz = rz + w0 * tz + (x0 * ty - y0 * tx)
+        ax, ay, az = rotate(m[3:7], self.axis)     # a_A = R(q_A) axis
+        bx, by, bz = rotate(m[16:20], self.axis)   # a_B = R(q_B) axis
         dx, dy, dz = m[13] - m[0], m[14] - m[1], m[15] - m[2]
         dvx, dvy, dvz = m[20] - m[7], m[21] - m[8], m[22] - m[9]
         Kl, Bl = self.K_lin, self.B_lin

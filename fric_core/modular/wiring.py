@@ -218,15 +218,7 @@ class _BoundBodyFrame(_Bound):
                 return self._values
             self._seen = stamp[0]
         p0, p1, p2, v0, v1, v2, q0, q1, q2, q3, wx, wy, wz = self.x.tolist()
-        # r = R(q) offset, as _vec.rotate (inlined: this is the penalty joints' hot path)
-        ox, oy, oz = self.off
-        n = q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3
-        tx = 2.0 * (q2 * oz - q3 * oy) / n
-        ty = 2.0 * (q3 * ox - q1 * oz) / n
-        tz = 2.0 * (q1 * oy - q2 * ox) / n
-        r0 = ox + q0 * tx + (q2 * tz - q3 * ty)
-        r1 = oy + q0 * ty + (q3 * tx - q1 * tz)
-        r2 = oz + q0 * tz + (q1 * ty - q2 * tx)
+        r0, r1, r2 = rotate((q0, q1, q2, q3), self.off)
         self.r = (r0, r1, r2)
         self._values = (p0 + r0, p1 + r1, p2 + r2, q0, q1, q2, q3,
                         v0 + wy * r2 - wz * r1, v1 + wz * r0 - wx * r2,
