@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .._checks import param
-from .limit_surface import as_twists, steady_state_wrench
+from .limit_surface import as_state, as_twists, steady_state_wrench
 from .params import TABLE_I, PlanarFrictionParams
 from .surfaces import ContactSurface
 
@@ -262,15 +262,7 @@ class DistributedLuGre:
     def _state_of(self, state) -> np.ndarray:
         """``state`` as the (2, M) bristle array; ValueError naming ``state`` if its size is not
         2M or it is not finite (the ODE entry points; ``step`` keeps its own state)."""
-        try:
-            z = np.asarray(state, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"state: expected {2 * self.n_cells} real numbers") from None
-        if z.size != 2 * self.n_cells:
-            raise ValueError(f"state: expected {2 * self.n_cells} values (2 per loaded cell), "
-                             f"got shape {z.shape}")
-        if not np.all(np.isfinite(z)):
-            raise ValueError("state: must be finite (NaN or inf given)")
+        z = as_state(state, 2 * self.n_cells, "2 per loaded cell")
         return z.reshape(2, self.n_cells)
 
     def derivative(self, state, twist) -> np.ndarray:

@@ -19,7 +19,7 @@ from .params import PlanarFrictionParams
 from .surfaces import ContactSurface
 
 __all__ = ["limit_surface_wrench", "steady_state_wrench", "LimitSurfaceTable",
-           "EllipsoidLimitSurface", "as_twists"]
+           "EllipsoidLimitSurface", "as_twists", "as_state"]
 
 _CHUNK = 1 << 21      # cell-velocity elements per chunk (≈ 16 MB per temporary)
 
@@ -38,6 +38,20 @@ def as_twists(twist, name: str = "twist") -> np.ndarray:
     if not np.all(np.isfinite(t)):
         raise ValueError(f"{name}: must be finite (NaN or inf given)")
     return t
+
+
+def as_state(state, size: int, per: str) -> np.ndarray:
+    """A flat model state as a float array of ``size`` finite values; ValueError naming
+    ``state`` otherwise (``per`` says what one unit holds, e.g. "2 per loaded cell")."""
+    try:
+        z = np.asarray(state, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"state: expected {size} real numbers") from None
+    if z.size != size:
+        raise ValueError(f"state: expected {size} values ({per}), got shape {z.shape}")
+    if not np.all(np.isfinite(z)):
+        raise ValueError("state: must be finite (NaN or inf given)")
+    return z
 
 
 def _ss_unit_load(rho: np.ndarray, w: np.ndarray, t: np.ndarray, mu_c: float, mu_s: float,

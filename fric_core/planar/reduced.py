@@ -31,7 +31,7 @@ from typing import Union
 import numpy as np
 
 from .._checks import param
-from .limit_surface import EllipsoidLimitSurface, LimitSurfaceTable, as_twists
+from .limit_surface import EllipsoidLimitSurface, LimitSurfaceTable, as_state, as_twists
 from .params import TABLE_I, PlanarFrictionParams
 
 __all__ = ["ReducedLuGre"]
@@ -135,15 +135,7 @@ class ReducedLuGre:
     def _state_of(self, state) -> np.ndarray:
         """Flat ``state`` ((m, 3) flattened) as component-major (3, m); ValueError naming
         ``state`` if its size is not 3m or it is not finite (the ODE entry points)."""
-        try:
-            z = np.asarray(state, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"state: expected {3 * self.n_contacts} real numbers") from None
-        if z.size != 3 * self.n_contacts:
-            raise ValueError(f"state: expected {3 * self.n_contacts} values (3 per contact), got "
-                             f"shape {z.shape}")
-        if not np.all(np.isfinite(z)):
-            raise ValueError("state: must be finite (NaN or inf given)")
+        z = as_state(state, 3 * self.n_contacts, "3 per contact")
         return np.ascontiguousarray(z.reshape(self.n_contacts, 3).T)
 
     def _rates(self, tc: np.ndarray, zc: np.ndarray):
