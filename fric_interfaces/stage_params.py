@@ -13,7 +13,9 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     command_timeout    double  no valid command this long -> zero force [s]
     marker_frame, marker_rate, diagnostics_period           display
     publish_accelerometer  bool  publish the accelerometer on ``accelerometer`` (read-only)
-    sim backend:   seed, sample, handle, hand_script, hand_location, hand_start,
+    hand_start     string  immediately | first_command: the hand script (sim) and the
+                           duration count start at the first valid command (read-only)
+    sim backend:   seed, sample, handle, hand_script, hand_location,
                    carriage_friction, sim_dt, carriage_mass, max_force, x_min, x_max,
                    force_noise, accel_noise, kp, kd
     serial backend: port, baud, read_timeout, reconnect_period
@@ -102,7 +104,8 @@ SPECS = (
     ParamSpec("hand_start", "immediately", "when the hand script's clock starts: immediately "
               "(stage time 0), or first_command: at the first valid command the stage receives, "
               "so the operator only pushes once a controller renders; a duration > 0 then "
-              "counts from that moment too (sim)", read_only=True, choices=HAND_STARTS),
+              "counts from that moment too (serial: the duration only; the device runs its "
+              "own hand)", read_only=True, choices=HAND_STARTS),
     ParamSpec("carriage_friction", True, "the carriage's own friction (paper 003 Table 3); "
               "false: frictionless carriage (sim)", read_only=True),
     ParamSpec("sim_dt", float(_SIM_DEFAULTS["dt"]), "physics step (sim): 1/rate must be a whole "
@@ -151,9 +154,6 @@ def validate(values: Mapping[str, Any]) -> None:
         build_hand(values)
     elif not values["port"]:
         raise ValueError("port: a serial device path is needed with backend serial")
-    elif values["hand_start"] != "immediately":
-        raise ValueError(f"hand_start: {values['hand_start']!r} needs backend sim (a serial "
-                         "device runs its own hand script)")
 
 
 def build_hand(values: Mapping[str, Any]) -> OperatorHand | None:

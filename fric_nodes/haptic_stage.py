@@ -75,11 +75,13 @@ Sync (``sim``):
 ``duration`` > 0: when the stage time reaches it, the node publishes that last state, logs, and
 ``main`` exits 0 (launch files use ``on_exit="shutdown"`` for fixed-length runs).
 
-``hand_start`` (sim): ``immediately`` — the hand script runs from stage time 0;
+``hand_start``: ``immediately`` — the hand script runs from stage time 0;
 ``first_command`` — the hand script's clock starts at the first valid command the stage
 receives (the hand stays off until then), and so does the ``duration`` count: the scripted
 operator only pushes once a controller drives the stage (e.g. a renderer that waits for an
-identified law), however long that takes.
+identified law), however long that takes. Serial: the device runs its own hand (the emulator's
+``--hand-start first_command`` is the same rule on the device side); here only the ``duration``
+count waits for the first command.
 
 Serial stamps: device time mapped to the wall clock with the smallest observed receive latency
 (re-estimated every 1000 frames, so device clock drift is followed); stamps never go backwards,
@@ -456,9 +458,10 @@ class HapticStage(Node):
             imu.linear_acceleration_covariance[0] = float(values["accel_noise"]) ** 2
         # hand_start first_command: the hand (and the duration count) wait for a command
         self._hand_pending = None
-        if self._sim_backend and values["hand_start"] == "first_command":
+        if values["hand_start"] == "first_command":
             self._run_base_ns = None
-            self._hand_pending, self._sim.hand = self._sim.hand, None
+            if self._sim_backend:
+                self._hand_pending, self._sim.hand = self._sim.hand, None
 
         # topics
         self._js_pub = self.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
@@ -497,7 +500,9 @@ class HapticStage(Node):
         desc = (f"sim ({self._sim!r}, {self._spc} x {values['sim_dt']:g} s per cycle, hand "
                 f"{values['hand_script'] or 'none'!r} on the {values['hand_location']}"
                 + (", starting at the first command" if self._run_base_ns is None else "") + ")"
-                if self._sim_backend else f"serial ({values['port']}, {values['baud']} baud)")
+                if self._sim_backend else f"serial ({values['port']}, {values['baud']} baud"
+                + (", duration from the first command" if self._run_base_ns is None else "")
+                + ")")
         self.get_logger().info(f"{values['sync']} at {self._rate:g} Hz, joint "
                                f"{self._joint!r}, backend {desc}"
                                + (f", duration {values['duration']:g} s"
@@ -572,8 +577,14 @@ class HapticStage(Node):
         self._housekeeping.after_output()
 
     def _start_run_clock(self) -> None:
-        """hand_start first_command: the hand script and the duration start now."""
+        """hand_start first_command: the hand script (sim) and the duration start now."""
         sim = self._sim
+        if sim is None:  # serial: the device runs its own hand; the duration counts from here
+            self._run_base_ns = self._stage_ns
+            self.get_logger().info(f"first command at stage time {self._stage_ns * 1e-9:.3f} s"
+                                   + (f": duration {self._duration_ns * 1e-9:g} s from now"
+                                      if self._duration_ns else ""))
+            return
         self._run_base_ns = self._k * self._period_ns
         pending, self._hand_pending = self._hand_pending, None
         if pending is not None:

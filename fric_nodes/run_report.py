@@ -117,8 +117,10 @@ def align_script(script: str, stamps: np.ndarray, force: np.ndarray,
     """The stamp at which the hand script starts, found by least squares between the script's
     force and the measured ``force`` (the load cell: with the hand on the tool side it measures
     the hand, less the handle's inertia). For a stage whose hand runs on the device's own clock
-    (the emulator's ``--hand``): the script started when the device did, up to ``search`` s
-    (default: the script's length) before the first recorded state. 10 ms grid, then 1 ms."""
+    (the emulator's ``--hand``): the script started up to ``search`` s (default: the script's
+    length) before the first recorded state (the device started first), or anywhere in the
+    recording after it (``--hand-start first_command``: the hand waits for the first command).
+    10 ms grid, then 1 ms."""
     from fric_core.stage import OperatorHand
     stamps = np.asarray(stamps, dtype=float)
     force = np.asarray(force, dtype=float)
@@ -142,10 +144,11 @@ def align_script(script: str, stamps: np.ndarray, force: np.ndarray,
             out[i:i + 256] = np.mean((model - f[None, :]) ** 2, axis=1)
         return out
 
-    # offset = device time of the first recorded state (the script starts at stamps[0] - offset)
-    coarse = np.arange(0.0, search + 1e-9, 0.01)
+    # offset = device time of the first recorded state (the script starts at stamps[0] - offset;
+    # negative: the script started after the first recorded state)
+    coarse = np.arange(-ts[-1], search + 1e-9, 0.01)
     best = coarse[int(np.argmin(cost(coarse, tc, fc)))]
-    fine = np.arange(max(0.0, best - 0.02), best + 0.02 + 1e-9, 0.001)
+    fine = np.arange(best - 0.02, best + 0.02 + 1e-9, 0.001)
     best = fine[int(np.argmin(cost(fine, ts, force)))]
     return float(stamps[0] - best)
 

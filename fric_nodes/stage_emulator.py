@@ -26,6 +26,11 @@ Fault injection for tests: :meth:`inject_garbage`, :meth:`corrupt_frames` (bad C
 The physics runs at ``dt`` (default 1 ms, like the device's servo) with ``round(1/(rate_hz·dt))``
 physics steps per frame, so a slower frame rate (e.g. 200 Hz for deterministic tests on a loaded
 machine) keeps the same physics. Device time is the simulation time.
+
+``hand_start="first_command"`` (``--hand-start first_command``): the operator hand's script
+clock starts at the first force or position command the device applies (idle keep-alives do not
+count), the device-side twin of the ``haptic_stage`` node's ``hand_start``: the scripted operator
+only pushes once a controller renders, however long the host's nodes take to come up.
 """
 
 from __future__ import annotations
@@ -41,9 +46,10 @@ import termios
 import threading
 import time
 import tty
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from fric_core.stage import HapticStageSim, OperatorHand
+from fric_interfaces.stage_params import HAND_STARTS
 
 from .stage_protocol import (DEFAULT_COMMAND_TIMEOUT_S, DEFAULT_RATE_HZ, TYPE_COMMAND, Mode,
                              Status, StreamDecoder, encode_state)
@@ -78,10 +84,17 @@ class StageEmulator:
 
     def __init__(self, sim: HapticStageSim | None = None, *, rate_hz: float = DEFAULT_RATE_HZ,
                  command_timeout: float = DEFAULT_COMMAND_TIMEOUT_S, link: str | None = None,
-                 max_lag: float = 0.05, timing_window: int = 20000, **sim_kwargs):
+                 max_lag: float = 0.05, timing_window: int = 20000,
+                 hand_start: str = "immediately", **sim_kwargs):
         if sim is not None and sim_kwargs:
             raise ValueError("give either sim or HapticStageSim keywords, not both")
+        if hand_start not in HAND_STARTS:
+            raise ValueError(f"hand_start: expected one of {HAND_STARTS}, got {hand_start!r}")
         self.sim = sim if sim is not None else HapticStageSim(**sim_kwargs)
+        # hand_start first_command: the hand waits (off) for the first force/position command
+        self._hand_pending = None
+        if hand_start == "first_command":
+            self._hand_pending, self.sim.hand = self.sim.hand, None
         self.rate_hz = float(rate_hz)
         if not (math.isfinite(self.rate_hz) and self.rate_hz > 0.0):
             raise ValueError(f"rate_hz: must be > 0, got {rate_hz!r}")
@@ -273,6 +286,9 @@ class StageEmulator:
                 self.mode, self.value, self.ack = Mode(cmd.mode), cmd.value, cmd.seq
                 self._t_cmd = t_dev
                 self.stats.commands += 1
+                if self._hand_pending is not None and self.mode != Mode.IDLE:
+                    pending, self._hand_pending = self._hand_pending, None
+                    self.sim.hand = replace(pending, start=pending.start + self.sim.t)
             if len(data) < 4096:
                 return
 
@@ -379,6 +395,9 @@ def main(argv=None) -> int:
     ap.add_argument("--handle", action="store_true", help="attach a handle beyond the load cell")
     ap.add_argument("--hand", help="operator hand script 'duration:force[:ramp],...' (N, s)")
     ap.add_argument("--hand-location", choices=["carriage", "tool"], default="carriage")
+    ap.add_argument("--hand-start", choices=HAND_STARTS, default="immediately",
+                    help="when the hand script's clock starts: at device start, or at the "
+                         "first force/position command (default %(default)s)")
     ap.add_argument("--param", type=_param, action="append", default=[], metavar="NAME=VALUE",
                     help="any numeric HapticStageSim parameter, e.g. carriage_mass=0.7")
     ap.add_argument("--duration", type=float, help="stop after this many seconds")
@@ -392,7 +411,7 @@ def main(argv=None) -> int:
         kw["hand"] = OperatorHand.parse(args.hand, location=args.hand_location)
     try:
         emu = StageEmulator(rate_hz=args.rate, command_timeout=args.timeout_ms * 1e-3,
-                            link=args.link, **kw)
+                            link=args.link, hand_start=args.hand_start, **kw)
     except (ValueError, TypeError) as exc:
         print(f"stage_emulator: {exc}", file=sys.stderr)
         return 2

@@ -233,6 +233,13 @@ def test_script_alignment_recovers_the_hand_start():
     assert s["hand_source"] == "script aligned to the load cell"
     for h, hr in zip(s["holds"], ref["holds"]):
         assert h["state"] == hr["state"] and h["t0"] == pytest.approx(hr["t0"], abs=0.004)
+    # hand_start first_command: the script starts after the first recorded state (here 1.5 s
+    # of rest recorded before it): found at the same stamp
+    dt = float(np.median(np.diff(data.js_stamp)))
+    pre = data.js_stamp[0] - dt * np.arange(1500, 0, -1)
+    t1 = run_report.align_script(SCRIPT, np.concatenate([pre, data.js_stamp]),
+                                 np.concatenate([np.zeros(pre.size), data.js_effort]))
+    assert t1 == pytest.approx(t0, abs=0.002)
 
 
 def test_plots_and_recorder_outputs(tmp_path):

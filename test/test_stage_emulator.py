@@ -250,3 +250,39 @@ def test_bad_emulator_settings_are_rejected():
     r = subprocess.run([sys.executable, "-m", "fric_nodes.stage_emulator", "--rate", "300",
                         "--duration", "0.1"], capture_output=True, text=True, timeout=20)
     assert r.returncode == 2 and "rate_hz" in r.stderr
+
+
+def test_hand_start_first_command_waits_for_a_controller():
+    """--hand-start first_command: the operator hand (here 1 N on the tool side after 0.1 s of
+    rest) stays off while the host only sends idle keep-alives, and its script clock starts at
+    the first force command the device applies (to one frame)."""
+    from fric_core.stage import OperatorHand
+    hand = OperatorHand.parse("0.1:0, 5:1.0", location="tool")
+    e = StageEmulator(rate_hz=RATE, command_timeout=1.0, seed=1, handle=True, hand=hand,
+                      force_noise=0.0, hand_start="first_command").start()
+    h = Host(e.port)
+    try:
+        h.send(Mode.IDLE)
+        idle = h.read(duration=0.4)
+        assert e.sim.hand is None and len(idle) > 40
+        assert max(abs(f.force) for f in idle) < 1e-9  # no hand on the load cell
+        h.send(Mode.FORCE, 0.0)
+        acked = h.read(until=lambda f: f.ack == h.seq - 1 and f.mode == Mode.FORCE)
+        t_cmd = acked[-1].time
+        frames = h.read(until=lambda f: f.time > t_cmd + 0.5)
+        assert e.sim.hand is not None
+        assert e.sim.hand.start == pytest.approx(t_cmd, abs=1.5 / RATE)
+        pushed = [f.force for f in frames if f.time > e.sim.hand.start + 0.15]
+        # the carriage's static friction (1.04 N forward) holds 1 N: the load cell reads the
+        # hand (the device's sign: the force on the tool; the node publishes its negative),
+        # the handle at rest adds no inertial force
+        assert len(pushed) > 20
+        assert min(pushed) == pytest.approx(-1.0, abs=1e-6)
+        assert max(pushed) == pytest.approx(-1.0, abs=1e-6)
+        before = [f.force for f in frames if f.time < e.sim.hand.start + 0.1]
+        assert max(abs(x) for x in before) < 1e-9
+    finally:
+        h.close()
+        e.stop()
+    with pytest.raises(ValueError, match="hand_start"):
+        StageEmulator(hand_start="later")
