@@ -155,7 +155,21 @@ def limit_surface_wrench(surface: ContactSurface, twist, mu: float = 1.0) -> np.
     return steady_state_wrench(surface, twist, PlanarFrictionParams.coulomb(mu), bilinear=False)
 
 
-class EllipsoidLimitSurface:
+class _LimitSurface:
+    """What both limit-surface forms share: :meth:`h` over :meth:`h_into` of the subclass."""
+
+    def h(self, twist) -> np.ndarray:
+        """Normalised limit-surface wrench h(r, v) (31) of one twist (3,) or of m twists (m, 3)
+        (the subclass's ``h_into``: the ellipsoid (24) or the table look-up (43)); 0 at zero
+        twist (no sliding direction)."""
+        t = as_twists(twist)
+        out = np.empty((3, t.shape[0]))
+        tc = np.ascontiguousarray(t.T)
+        self.h_into(tc[0], tc[1], tc[2], out)
+        return out[:, 0] if np.ndim(twist) == 1 else out.T.copy()
+
+
+class EllipsoidLimitSurface(_LimitSurface):
     """The ellipsoid approximation (24) of the normalised limit surface of a rim contact of radius
     r: h(v) = −v_S/‖v_S‖ with v_S = S v, S = diag(1, 1, r). Same interface as
     :class:`LimitSurfaceTable` so the reduced model takes either.
@@ -181,14 +195,6 @@ class EllipsoidLimitSurface:
         return EllipsoidLimitSurface(self.radius * factor, self.viscous_torque_scale * factor ** 2,
                                      self.cop * factor)
 
-    def h(self, twist) -> np.ndarray:
-        """Normalised limit-surface wrench h(r, v) (31) under the ellipsoid approximation."""
-        t = as_twists(twist)
-        out = np.empty((3, t.shape[0]))
-        tc = np.ascontiguousarray(t.T)
-        self.h_into(tc[0], tc[1], tc[2], out)
-        return out[:, 0] if np.ndim(twist) == 1 else out.T.copy()
-
     def h_into(self, vx, vy, om, out: np.ndarray) -> np.ndarray:
         """h for 1-D component arrays, written into ``out`` (3, m); h = 0 at zero twist."""
         r = self.radius
@@ -208,7 +214,7 @@ class EllipsoidLimitSurface:
         return (-vx / n, -vy / n, -rom / n)
 
 
-class LimitSurfaceTable:
+class LimitSurfaceTable(_LimitSurface):
     """Pre-computed normalised limit surface h(r, v) (31) on a spherical grid, (35)–(44).
 
     Velocity samples (35) ``[r' cos θ sin ϕ, r' sin θ sin ϕ, cos ϕ]`` on the nodes
@@ -302,15 +308,6 @@ class LimitSurfaceTable:
                          self.viscous_torque_scale * factor ** 2, self.tau_max * factor,
                          self.cop * factor)
         return new
-
-    def h(self, twist) -> np.ndarray:
-        """Normalised limit-surface wrench h(r, v) (31) by bilinear table look-up (43); 0 at
-        zero twist (no sliding direction; same as :class:`EllipsoidLimitSurface`)."""
-        t = as_twists(twist)
-        out = np.empty((3, t.shape[0]))
-        tc = np.ascontiguousarray(t.T)
-        self.h_into(tc[0], tc[1], tc[2], out)
-        return out[:, 0] if np.ndim(twist) == 1 else out.T.copy()
 
     def h_into(self, vx, vy, om, out: np.ndarray) -> np.ndarray:
         """(37)–(44) for contiguous 1-D component arrays, written into ``out`` of shape (3, m)
