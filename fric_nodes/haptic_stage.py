@@ -61,8 +61,9 @@ Sync (``sim``):
   ahead instead (counted as a re-anchor). Stamps are the start wall time + k/rate, so the
   stage time maps to the wall clock and the stamps are regular.
 * ``lockstep`` — deterministic, for functional tests on a loaded machine. At start the node waits
-  (up to ``lockstep_wait``) until a controller is there: a subscriber on ``joint_states`` and a
-  publisher on a command topic, then 0.1 s for discovery to settle. Then: state 0 (the stage at
+  (up to ``lockstep_wait``) until a controller is there: one node that subscribes to
+  ``joint_states`` and publishes on a command topic, then 0.25 s for discovery to settle (the
+  controller must also have matched the stage's publisher). Then: state 0 (the stage at
   rest, t = 0) is published with stamp ``start_time`` (wall time at that moment); after publishing
   state k, the **first valid command received after that publish** steps the stage one cycle with
   it and state k+1 is published, stamp ``start_time + (k+1)/rate``; if no valid command arrives
@@ -126,7 +127,7 @@ IDLE, FORCE, POSITION = int(Mode.IDLE), int(Mode.FORCE), int(Mode.POSITION)
 _MODE_NAMES = {IDLE: "idle", FORCE: "force", POSITION: "position"}
 _F32_MAX = 3.0e38
 _MAX_LAG_S = 0.05  # realtime sim: further behind than this, skip ahead instead of catching up
-_SETTLE_S = 0.1  # lockstep start: discovery settling after the controller is seen
+_SETTLE_S = 0.25  # lockstep start: discovery settling after the controller is seen
 _EPOCH_WINDOW = 1000  # serial: frames per re-estimate of the device-to-wall offset
 _RTT_RING = 1024  # serial: command send times kept (by seq) for the round-trip latency
 _LIVE = ("command_timeout", "lockstep_timeout")
@@ -786,14 +787,25 @@ class HapticStage(Node):
             self._ls_waiting = True
             self._ls_pub_mono = time.monotonic_ns()
 
+    def _controller_present(self) -> bool:
+        """A controller is there: one node both subscribes to ``joint_states`` and publishes on
+        a command topic (a listener in one node and a commander in another is not a controller:
+        the recorder's subscription must not start the run before the renderer's is matched)."""
+        if self._js_pub.get_subscription_count() == 0 or \
+                self._eff_sub.get_publisher_count() + self._pos_sub.get_publisher_count() == 0:
+            return False  # cheap counts first; the graph queries below only when both are there
+        listeners = {(i.node_namespace, i.node_name)
+                     for i in self.get_subscriptions_info_by_topic(self._js_pub.topic_name)}
+        return any((i.node_namespace, i.node_name) in listeners
+                   for sub in (self._eff_sub, self._pos_sub)
+                   for i in self.get_publishers_info_by_topic(sub.topic_name))
+
     def _on_lockstep_check(self) -> None:
         if self.finished:
             return
         now = time.monotonic()
         if not self._ls_started:
-            ready = (self._js_pub.get_subscription_count() > 0
-                     and (self._eff_sub.get_publisher_count()
-                          + self._pos_sub.get_publisher_count()) > 0)
+            ready = self._controller_present()
             if ready and self._ls_seen_mono is None:
                 self._ls_seen_mono = now
             if ((ready and now - self._ls_seen_mono >= _SETTLE_S)

@@ -48,13 +48,14 @@ class Peer:
     optionally answers each state with ``controller(position, velocity) -> effort``."""
 
     def __init__(self, name, controller=None, stage="haptic_stage", namespace="/",
-                 commands=True):
+                 commands=True, listens=True):
         self.node = n = rclpy.create_node(name, namespace=namespace)
         stage = f"{namespace.rstrip('/')}/{stage}"
         self.stage = stage
         self.states, self.wrenches, self.hands, self.diags, self.markers = [], [], [], [], []
         self.controller = controller
-        n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
+        if listens:
+            n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
         n.create_subscription(WrenchStamped, names.WRENCH, self.wrenches.append, RELIABLE)
         n.create_subscription(Float64, f"{stage}/hand_force",
                               lambda m: self.hands.append(m.data), RELIABLE)
@@ -127,9 +128,9 @@ def world(ros):
             return node
 
         @staticmethod
-        def peer(name, controller=None, namespace="", commands=True):
+        def peer(name, controller=None, namespace="", commands=True, listens=True):
             p = Peer(name, controller, namespace=f"{base}/{namespace}".rstrip("/"),
-                     commands=commands)
+                     commands=commands, listens=listens)
             made.append(p.node)
             ex.add_node(p.node)
             return p
@@ -294,6 +295,25 @@ def test_lockstep_without_controller_starts_after_lockstep_wait(world):
     assert time.monotonic() - t0 >= 0.2 + 3 * 0.05  # waited, then stepped on timeouts
     _, _, d = _local_diag(node)
     assert int(d["lockstep timeouts"]) >= 3 and d["command"] == "none yet (idle)"
+
+
+def test_lockstep_waits_for_one_node_that_listens_and_commands(world):
+    """A listener (say a recorder) and a commander in two different nodes are not a controller:
+    the stage keeps waiting (with them it would publish state 0 before the controller that
+    answers it has subscribed, and then step on a lockstep timeout); one node doing both starts
+    it after the settling time."""
+    node = world.make(sync="lockstep", rate=RATE, lockstep_wait=30.0, lockstep_timeout=0.05)
+    listener = world.peer("stage_test_listener", commands=False)
+    world.peer("stage_test_commander", listens=False)
+    ex = world.executor
+    # both endpoints matched on the stage's side, yet the stage waits: nothing is published
+    assert spin_until(ex, lambda: node._js_pub.get_subscription_count() >= 1
+                      and node._eff_sub.get_publisher_count() >= 1, timeout=5.0)
+    spin_for(ex, 0.6)  # > settling time 0.25 s; lockstep checks every 10 ms
+    assert listener.states == [] and not node._ls_started
+    controller = world.peer("stage_test_controller")  # listens and commands
+    assert spin_until(ex, lambda: len(controller.states) == 1, timeout=5.0)
+    assert len(listener.states) == 1
 
 
 def test_live_parameters(ros):
