@@ -62,7 +62,7 @@ Sync (``sim``):
   stage time maps to the wall clock and the stamps are regular.
 * ``lockstep`` — deterministic, for functional tests on a loaded machine. At start the node waits
   (up to ``lockstep_wait``) until a controller is there: one node that subscribes to
-  ``joint_states`` and publishes on a command topic, then 0.25 s for discovery to settle (the
+  ``joint_states`` or ``wrench`` and publishes on a command topic, then 0.25 s for discovery to settle (the
   controller must also have matched the stage's publisher). Then: state 0 (the stage at
   rest, t = 0) is published with stamp ``start_time`` (wall time at that moment); after publishing
   state k, the **first valid command received after that publish** steps the stage one cycle with
@@ -788,17 +788,19 @@ class HapticStage(Node):
             self._ls_pub_mono = time.monotonic_ns()
 
     def _controller_present(self) -> bool:
-        """A controller is there: one node both subscribes to ``joint_states`` and publishes on
-        a command topic (a listener in one node and a commander in another is not a controller:
-        the recorder's subscription must not start the run before the renderer's is matched)."""
-        if self._js_pub.get_subscription_count() == 0 or \
-                self._eff_sub.get_publisher_count() + self._pos_sub.get_publisher_count() == 0:
+        """A controller is there: one node both publishes on a command topic and subscribes to
+        ``joint_states`` or ``wrench`` (the states it answers). A listener in one node and a
+        commander in another is not one: a recorder's subscription must not start the run before
+        the renderer's is there."""
+        if self._eff_sub.get_publisher_count() + self._pos_sub.get_publisher_count() == 0 or \
+                self._js_pub.get_subscription_count() + self._w_pub.get_subscription_count() == 0:
             return False  # cheap counts first; the graph queries below only when both are there
-        listeners = {(i.node_namespace, i.node_name)
-                     for i in self.get_subscriptions_info_by_topic(self._js_pub.topic_name)}
-        return any((i.node_namespace, i.node_name) in listeners
-                   for sub in (self._eff_sub, self._pos_sub)
-                   for i in self.get_publishers_info_by_topic(sub.topic_name))
+        commanders = {(i.node_namespace, i.node_name)
+                      for sub in (self._eff_sub, self._pos_sub)
+                      for i in self.get_publishers_info_by_topic(sub.topic_name)}
+        return any((i.node_namespace, i.node_name) in commanders
+                   for pub in (self._js_pub, self._w_pub)
+                   for i in self.get_subscriptions_info_by_topic(pub.topic_name))
 
     def _on_lockstep_check(self) -> None:
         if self.finished:

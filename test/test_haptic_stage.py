@@ -54,9 +54,9 @@ class Peer:
         self.stage = stage
         self.states, self.wrenches, self.hands, self.diags, self.markers = [], [], [], [], []
         self.controller = controller
-        if listens:
+        if listens:  # the state topics a controller answers
             n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
-        n.create_subscription(WrenchStamped, names.WRENCH, self.wrenches.append, RELIABLE)
+            n.create_subscription(WrenchStamped, names.WRENCH, self.wrenches.append, RELIABLE)
         n.create_subscription(Float64, f"{stage}/hand_force",
                               lambda m: self.hands.append(m.data), RELIABLE)
         n.create_subscription(DiagnosticArray, names.DIAGNOSTICS, self.diags.append, RELIABLE)
@@ -298,10 +298,10 @@ def test_lockstep_without_controller_starts_after_lockstep_wait(world):
 
 
 def test_lockstep_waits_for_one_node_that_listens_and_commands(world):
-    """A listener (say a recorder) and a commander in two different nodes are not a controller:
-    the stage keeps waiting (with them it would publish state 0 before the controller that
-    answers it has subscribed, and then step on a lockstep timeout); one node doing both starts
-    it after the settling time."""
+    """A listener (say a recorder) and a commander (listening to neither joint_states nor
+    wrench) in two different nodes are not a controller: the stage keeps waiting (with them it
+    would publish state 0 before the controller that answers it has subscribed, and then step on
+    a lockstep timeout); one node doing both starts it after the settling time."""
     node = world.make(sync="lockstep", rate=RATE, lockstep_wait=30.0, lockstep_timeout=0.05)
     listener = world.peer("stage_test_listener", commands=False)
     world.peer("stage_test_commander", listens=False)
