@@ -62,8 +62,8 @@ Sync (``sim``):
   stage time maps to the wall clock and the stamps are regular.
 * ``lockstep`` — deterministic, for functional tests on a loaded machine. At start the node waits
   (up to ``lockstep_wait``) until a controller is there: one node that subscribes to
-  ``joint_states`` or ``wrench`` and publishes on a command topic, then 0.25 s for discovery to settle (the
-  controller must also have matched the stage's publisher). Then: state 0 (the stage at
+  ``joint_states`` or ``wrench`` and publishes on a command topic, then 0.25 s for discovery to
+  settle (the controller must also have matched the stage's publisher). Then: state 0 (the stage at
   rest, t = 0) is published with stamp ``start_time`` (wall time at that moment); after publishing
   state k, the **first valid command received after that publish** steps the stage one cycle with
   it and state k+1 is published, stamp ``start_time + (k+1)/rate``; if no valid command arrives
