@@ -2,13 +2,9 @@
 
 import importlib
 import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-sys.path.insert(0, str(EXAMPLES))
+from example_scripts import run_example
 
 # script -> PNG files it must write
 SCRIPTS = {
@@ -33,18 +29,9 @@ def test_example_passes_and_writes_pngs(name, tmp_path, capsys):
     reason = _needs_skip(name)
     if reason:
         pytest.skip(reason)
-    mod = importlib.import_module(name)
-    argv = ["--out", str(tmp_path)]
-    if name == "fig11_two_masses":
-        argv.append("--quick")  # 3 s instead of 6 s: still several stick-slip cycles
-    rc = mod.main(argv)
-    out = capsys.readouterr().out
-    assert rc == 0, out
-    assert "FAIL" not in out, out
-    for png in SCRIPTS[name]:
-        p = tmp_path / png
-        assert p.is_file() and p.stat().st_size > 0, f"{png} not written"
-        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # fig11_two_masses --quick: 3 s instead of 6 s, still several stick-slip cycles
+    extra = ["--quick"] if name == "fig11_two_masses" else []
+    run_example(name, tmp_path, SCRIPTS[name], capsys, extra)
 
 
 def test_demo_runs_everything(tmp_path, capsys):
