@@ -19,8 +19,7 @@ from typing import Callable, Iterable
 import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from rclpy.exceptions import (InvalidParameterTypeException, ParameterException,
-                               ParameterUninitializedException)
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.signals import SignalHandlerOptions
@@ -34,13 +33,13 @@ __all__ = ["declare_params", "unused_overrides", "Ring", "Housekeeping", "status
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
-    """:func:`fric_interfaces.parameters.declare` with rclpy's type errors turned into a
-    ``ValueError`` that says what to write (e.g. a double given as ``4`` in YAML)."""
+    """:func:`fric_interfaces.parameters.declare`: every rclpy parameter error becomes a
+    ``ValueError`` in words that says what to write (``F: expected a double (write 4.0), got an
+    integer (4)`` for a double given as ``4`` in YAML), and the node's later rejections of live
+    changes are worded the same way (:func:`fric_interfaces.parameters.readable_rejections`)."""
     try:
         return declare(node, tuple(specs))
-    except InvalidParameterTypeException as e:
-        raise ValueError(f"{e} (doubles need a decimal point in YAML: 4.0, not 4)") from None
-    except ParameterException as e:
+    except ParameterException as e:  # declare words the usual ones; anything else: its text
         raise ValueError(str(e)) from None
 
 

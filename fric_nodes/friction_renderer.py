@@ -59,7 +59,6 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
-from rclpy.exceptions import InvalidParameterTypeException, ParameterException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -69,12 +68,12 @@ from visualization_msgs.msg import Marker, MarkerArray
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointStateReader,
                                          wrench_to_arrays)
-from fric_interfaces.parameters import check, declare
+from fric_interfaces.parameters import check
 from fric_interfaces.planar_params import LIVE_KEYS as PLANAR_LIVE
 from fric_interfaces.planar_params import PLANAR_SPECS, planar_problems
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
                                              resolve_element, validate_globals)
-from fric_nodes._node_util import Housekeeping, run_node, sleep_ok
+from fric_nodes._node_util import Housekeeping, declare_params, run_node, sleep_ok
 
 __all__ = ["FrictionRenderer", "shutdown", "main"]
 
@@ -100,12 +99,7 @@ class FrictionRenderer(Node):
     def _declare(self, specs) -> dict:
         specs = tuple(specs)
         self._specs.update({s.name: s for s in specs})
-        try:
-            return declare(self, specs)
-        except InvalidParameterTypeException as e:
-            raise ValueError(f"{e} (doubles need a decimal point in YAML: 4.0, not 4)") from None
-        except ParameterException as e:
-            raise ValueError(str(e)) from None
+        return declare_params(self, specs)
 
     def _setup(self) -> None:
         self._specs = {}
