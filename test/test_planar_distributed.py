@@ -60,9 +60,13 @@ def test_pure_translation_gives_mu_fn_and_disc_rotation_gives_two_thirds_mu_fn_r
     assert f == pytest.approx([0.0, -0.7 * 1.5, 0.0], abs=1e-12)   # every cell slides alike
     m.reset()
     tau = _settle(m, [0.0, 0.0, 1.0])[2]
-    # ∫ r dA / A over a disc = 2R/3; at N = 41 the pixelated disc is within 1 % (a 41×41 circle
-    # mask misplaces at most a rim of cells of width L/41 ≈ 2.4 % of R, partly cancelling)
-    assert tau == pytest.approx(-0.7 * 1.5 * 2 / 3 * (L / 2), rel=1e-2)
+    # ∫ r dA / A over a disc = 2R/3. The authors' N×N circle loads the cells whose centre lies
+    # within (N − 1)/2 cells of the centre: a disc of radius R_N = (L/2)(1 − 1/N) (the loaded
+    # area ≈ π R_N², Gauss's circle count). At N = 41 the pixelated disc is within 1 % of it (the
+    # mask misplaces at most a rim of cells of width L/41 ≈ 2.4 % of R, partly cancelling;
+    # measured 0.02 %)
+    r_n = (L / 2) * (1 - 1 / 41)
+    assert tau == pytest.approx(-0.7 * 1.5 * 2 / 3 * r_n, rel=1e-2)
 
 
 @pytest.mark.parametrize("factory", [P.circle, P.square, P.line])
@@ -78,8 +82,10 @@ def test_pure_rotation_about_cop_gives_no_tangential_force_on_symmetric_surfaces
 def test_pure_rotation_about_cop_gives_tangential_force_on_the_gradient_line():
     # Fig. 16: p ∝ s + L/2 has its CoP at L/6, where 4/9 of the load lies on one side and 5/9 on
     # the other: rotation about the CoP gives |f_t| = μ f_N (5/9 − 4/9) = μ f_N/9 (Coulomb).
-    # N = 101 cells on the line (each ≤ 2 % of the load) and the bilinear CoR (23) give 1 %.
-    s = P.gradient_line(101, L)
+    # The authors' discrete ramp (1/N … N/N, CoP at (L − L/N)/6) tends to it as N grows:
+    # N = 101 cells on the line (each ≤ 2 % of the load) and the bilinear CoR (23) give 1 %
+    # (measured 0.2 %). The line lies along x here (their "LineGradX" turned: heavy end at +x).
+    s = P.gradient_line(101, L, axis="x")
     m = P.DistributedLuGre(s, COULOMB, dt=1.0)
     f = _settle(m, [0.0, 0.0, 1.0])
     assert f[1] == pytest.approx(-0.7 / 9, rel=0.1)          # the dynamic model (one CoR cell off)
@@ -95,7 +101,7 @@ def test_bilinear_steady_state_removes_the_steps_of_fig10():
     # Fig. 10: a line contact with the CoR moving along it. Without (23) the force jumps each
     # time the CoR crosses a cell centre; with it the force is continuous (piecewise smooth):
     # the largest jump between neighbouring CoR positions 1/50 cell apart must shrink ~50 times.
-    s = P.line(11, L)
+    s = P.line(11, L, axis="x")
     cor = np.linspace(-0.3 * L, 0.3 * L, 1101)
     tw = np.stack([np.zeros_like(cor), -cor, np.ones_like(cor)], axis=1)  # rotation about (cor, 0)
     f_plain = P.steady_state_wrench(s, tw, P.TABLE_I[0], bilinear=False)
@@ -214,10 +220,10 @@ def test_mis_shaped_twist_is_rejected_by_name(tw):
     np.testing.assert_array_equal(m.step(np.full((1, 3), 1e-3)), m.wrench(m.state, [1e-3] * 3))
 
 
-@pytest.mark.parametrize("state", [np.zeros(5), np.full(2 * 21, np.nan), "x"])
+@pytest.mark.parametrize("state", [np.zeros(5), np.full(2 * 13, np.nan), "x"])
 def test_bad_ode_state_is_rejected_by_name(state):
-    m = P.DistributedLuGre(P.circle(5, L))          # 21 loaded cells: 42 states
-    assert m.n_cells == 21
+    m = P.DistributedLuGre(P.circle(5, L))          # 13 loaded cells: 26 states
+    assert m.n_cells == 13
     for call in (m.derivative, m.wrench, m.jacobian_diagonal):
         with pytest.raises(ValueError, match="state"):
             call(state, [0.0, 0.0, 1.0])

@@ -26,15 +26,16 @@ def test_symmetric_surfaces_have_their_cop_at_the_centre(factory):
     assert np.all(np.abs(s.cop) < 1e-15)     # exact symmetry; round-off only
 
 
-def test_gradient_line_cop_is_at_a_sixth_of_the_length():
+def test_gradient_line_midpoint_cop_is_at_a_sixth_of_the_length():
     # p ∝ s + L/2 on [−L/2, L/2]: CoP = ∫s(s + L/2) / ∫(s + L/2) = (L³/12)/(L²/2) = L/6. The grid
     # samples cell centres (midpoint rule), whose error for ∫s² is L³/(12 N²): with N = 21 the
     # CoP is within L/(2N²) of L/6.
     n = 21
-    s = P.gradient_line(n, L)
+    s = P.gradient_line_midpoint(n, L, axis="x")
     assert s.cop[0] == pytest.approx(L / 6, abs=L / (2 * n * n))
     assert s.cop[1] == 0.0
-    assert P.gradient_line(n, L, reverse=True).cop[0] == pytest.approx(-s.cop[0], abs=1e-15)
+    rev = P.gradient_line_midpoint(n, L, axis="x", reverse=True)
+    assert rev.cop[0] == pytest.approx(-s.cop[0], abs=1e-15)
 
 
 def test_square_r_and_u_converge_to_the_continuous_integrals():

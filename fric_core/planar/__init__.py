@@ -23,13 +23,13 @@ from .params import TABLE_I, PlanarFrictionParams
 from .profiles import (FIG5_DURATION, drift_loads, fig5_twist, gripper_normal_force,
                        normalized_rmse, simulate, simulate_body, simulate_in_hand)
 from .reduced import ReducedLuGre
-from .surfaces import (ContactSurface, circle, from_function, gradient_line, hertz_like,
-                       hertz_radius, line, non_convex_1, non_convex_2, square, twist_to_cop,
-                       wrench_from_cop)
+from .surfaces import (ContactSurface, circle, circle_inscribed, from_function, gradient_line,
+                       gradient_line_midpoint, hertz_like, hertz_radius, line, non_convex_1,
+                       non_convex_2, square, twist_to_cop, wrench_from_cop)
 
 __all__ = [
-    "PlanarFrictionParams", "TABLE_I", "ContactSurface", "circle", "square", "line",
-    "gradient_line", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius",
+    "PlanarFrictionParams", "TABLE_I", "ContactSurface", "circle", "circle_inscribed", "square",
+    "line", "gradient_line", "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius",
     "from_function", "twist_to_cop", "wrench_from_cop", "limit_surface_wrench",
     "steady_state_wrench", "LimitSurfaceTable", "EllipsoidLimitSurface", "DistributedLuGre",
     "ReducedLuGre", "FIG5_DURATION", "fig5_twist", "normalized_rmse", "simulate", "drift_loads",

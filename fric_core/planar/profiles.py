@@ -1,10 +1,12 @@
 """The velocity profile of the paper's running example (Fig. 5) and its error measures.
 
 :func:`fig5_twist` is the twist at the CoP that the paper uses for Figs. 5, 9, 13, 17, 19–22, 36
-and 37: the CoR travels through and around a 10 mm contact (tangential speeds up to
-``cor_max`` = 15 mm/s at ω = 1 rad/s, i.e. CoR up to 15 mm from the CoP). It is piecewise linear in
-time with knots at 0.6, 0.8, 1.4, 1.6, 2.2, 2.4, 3.0, 3.2, 3.8, 4.0 and 4.6 s and zero from 4.6 s
-(the authors' ``vel_num_cells`` profile; the paper simulates 5 s).
+and 37: the authors' ``vel_num_cells`` test profile (``tests/velocity_profiles.py`` of
+github.com/Gabrieleenx/FrictionModelling, the code published with paper 002). The CoR travels
+through and around the 10 mm contact: tangential speeds up to ``cor_max`` = 15 mm/s at ω = 1 rad/s
+(CoR up to 15 mm from the CoP), then a slower 6 mm/s (0.4 ``cor_max``) sideways slide during
+which ω stops. It is piecewise linear in time with knots at 0.6, 0.8, 1.4, 1.6, 2.2, 2.4, 2.7,
+3.4, 4.0, 4.3 and 4.6 s and zero from 4.6 s (the paper simulates 5 s).
 """
 
 from __future__ import annotations
@@ -21,18 +23,20 @@ __all__ = ["FIG5_DURATION", "fig5_twist", "simulate", "normalized_rmse", "drift_
 #: simulated time of the Fig. 5 experiment [s]
 FIG5_DURATION = 5.0
 
-_KNOTS = np.array([0.0, 0.6, 0.8, 1.4, 1.6, 2.2, 2.4, 3.0, 3.2, 3.8, 4.0, 4.6, 1e9])
-#                      t:  0   .6   .8  1.4  1.6  2.2  2.4  3.0  3.2  3.8  4.0  4.6  ∞
-_VX = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-_VY = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0])
-_OM = np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+#: the authors' ``vel_num_cells`` breakpoints t1 … t11 [s] (0 and "forever" added)
+_KNOTS = np.array([0.0, 0.6, 0.8, 1.4, 1.6, 2.2, 2.4, 2.7, 3.4, 4.0, 4.3, 4.6, 1e9])
+#                      t:  0   .6   .8  1.4  1.6  2.2  2.4  2.7  3.4  4.0  4.3  4.6  ∞
+_VX = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # × cor_max
+_VY = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.4, 0.4, 0.4, 0.4, 0.0, 0.0])  # × cor_max
+_OM = np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])  # × omega_max
 
 
 def fig5_twist(t, cor_max: float = 0.015, omega_max: float = 1.0) -> np.ndarray:
     """Twist [v_x, v_y, ω] at the CoP of the Fig. 5 profile at time(s) ``t``: (3,) or (n, 3).
 
-    0–0.6 s ω ramps 0→1; 0.8–1.4 s v_x ramps 0→cor_max; 1.6–2.2 s v_x back to 0; 2.4–3.0 s v_y
-    ramps 0→cor_max; 3.2–3.8 s ω ramps 1→0 (CoR moves out to infinity); 4.0–4.6 s v_y ramps to 0.
+    The authors' ``vel_num_cells``: 0–0.6 s ω ramps 0→1 (× ``omega_max``); 0.8–1.4 s v_x ramps
+    0→``cor_max``; 1.6–2.2 s v_x back to 0; 2.4–2.7 s v_y ramps 0→0.4 ``cor_max``; 3.4–4.0 s ω
+    ramps 1→0 (the CoR moves out to infinity); 4.3–4.6 s v_y ramps to 0; zero afterwards.
     """
     tt = np.asarray(t, dtype=float)
     out = np.stack([np.interp(tt, _KNOTS, _VX) * cor_max, np.interp(tt, _KNOTS, _VY) * cor_max,

@@ -27,8 +27,8 @@ import numpy as np
 from .._checks import param
 
 __all__ = [
-    "ContactSurface", "circle", "square", "line", "gradient_line", "non_convex_1",
-    "non_convex_2", "hertz_like", "hertz_radius", "from_function", "twist_to_cop",
+    "ContactSurface", "circle", "circle_inscribed", "square", "line", "gradient_line",
+    "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius", "from_function", "twist_to_cop",
     "wrench_from_cop",
 ]
 
@@ -182,14 +182,36 @@ def square(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> 
 
 
 def circle(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> ContactSurface:
-    """Uniform pressure on the disc of diameter ``size`` (cells whose centre lies inside)."""
+    """The authors' circle (``"Circle"`` of paper 002's code, Figs. 5, 8, 9): uniform pressure on
+    the cells whose centre lies within (N − 1)/2 cells of the centre cell, i.e. within
+    (``size``/2)(1 − 1/N) of the grid centre; the loaded cells then reach the grid's edge
+    (radius ``size``/2 = 10 mm for the paper's 21×21 cells of 0.02/21 m). 21 cells: 317 loaded
+    cells; 101: 7845.
+
+    The authors centre their mask on cell ``int(N/2)``, half a cell off the grid centre for an
+    even N (and clipped by the grid); here an even N gets the same radius around the grid
+    centre (the paper only uses odd N). :func:`circle_inscribed` is the disc of diameter
+    ``size`` (349 cells at 21)."""
+    n = _n_cells(n_cells)
+    half = 0.5 * (n - 1)
+    i = np.arange(n) - half
+    di, dj = np.meshgrid(i, i, indexing="ij")
+    mask = (di * di + dj * dj <= half * half * (1 + 1e-12)) * 1.0
+    return ContactSurface(mask, size, normal_force, "circle")
+
+
+def circle_inscribed(n_cells: int = 21, size: float = 0.02,
+                     normal_force: float = 1.0) -> ContactSurface:
+    """Uniform pressure on the disc of diameter ``size``: the cells whose centre lies inside
+    (one half cell more radius than the authors' :func:`circle`; 349 cells at N = 21)."""
     r = 0.5 * float(size)
     return from_function(n_cells, size, lambda x, y: (x * x + y * y <= r * r * (1 + 1e-12)) * 1.0,
-                         normal_force, "circle")
+                         normal_force, "inscribed circle")
 
 
 def _line_profile(n: int, values: np.ndarray, axis: str) -> np.ndarray:
-    """Put a 1-D profile on the centre row (odd N) or split over the two centre rows (even N)."""
+    """Put a 1-D profile on the centre row (odd N) or on both centre rows (even N), as the
+    authors do (each row carries the profile; the normalisation halves it)."""
     if axis not in ("x", "y"):
         raise ValueError(f"axis: expected 'x' or 'y', got {axis!r}")
     p = np.zeros((n, n))
@@ -203,23 +225,43 @@ def _line_profile(n: int, values: np.ndarray, axis: str) -> np.ndarray:
 
 
 def line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
-         axis: str = "x") -> ContactSurface:
-    """Uniform line contact of length ``size`` along ``axis`` through the centre (Fig. 8)."""
+         axis: str = "y") -> ContactSurface:
+    """Uniform line contact of length ``size`` along ``axis`` through the centre (Figs. 8, 10).
+    The default ``axis="y"`` is the authors' ``"Line"`` (the centre column x = 0)."""
     n = _n_cells(n_cells)
     return ContactSurface(_line_profile(n, np.ones(n), axis), size, normal_force, "line")
 
 
 def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
-                  axis: str = "x", reverse: bool = False) -> ContactSurface:
-    """Line contact along ``axis`` whose pressure grows linearly from 0 at one end to its maximum
-    at the other (p ∝ s + L/2 sampled at the cell centres; largest at +``axis`` unless
-    ``reverse``). Its CoP lies at +L/6 from the centre and a rotation about the CoP produces a
-    tangential force (Fig. 16)."""
+                  axis: str = "y", reverse: bool = False) -> ContactSurface:
+    """The authors' gradient line (paper 002's code, Figs. 8, 15, 16, 19): a line contact along
+    ``axis`` through the centre whose N cells carry pressures 1/N, 2/N, …, N/N from one end to
+    the other, the largest at the +``axis`` end (the −``axis`` end if ``reverse``).
+
+    The defaults are the authors' ``"LineGrad"`` (along y, largest at +y), used in Figs. 9, 14–16,
+    19, 22 and 37; ``axis="x", reverse=True`` is their ``"LineGradX"`` (largest at −x), the
+    in-hand pads of Fig. 31. The CoP lies (N − 1)/6 cells = (L − L/N)/6 from the centre towards
+    the heavy end (L/6 as N → ∞), and a rotation about the CoP produces a tangential force
+    (Fig. 16). :func:`gradient_line_midpoint` is the ramp p ∝ s + L/2 sampled at the cell centres
+    (pressures 0.5/N … (N − 0.5)/N)."""
+    n = _n_cells(n_cells)
+    ramp = np.arange(1, n + 1) / n
+    if reverse:
+        ramp = ramp[::-1]
+    return ContactSurface(_line_profile(n, ramp, axis), size, normal_force, "gradient line")
+
+
+def gradient_line_midpoint(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
+                           axis: str = "y", reverse: bool = False) -> ContactSurface:
+    """Line contact along ``axis`` whose pressure grows linearly from 0 at one end
+    (p ∝ s + L/2, sampled at the cell centres: 0.5/N … (N − 0.5)/N; largest at +``axis`` unless
+    ``reverse``): the continuous ramp, whose CoP lies at L/6 − L/(6N²)."""
     n = _n_cells(n_cells)
     ramp = (np.arange(n) + 0.5) / n
     if reverse:
         ramp = ramp[::-1]
-    return ContactSurface(_line_profile(n, ramp, axis), size, normal_force, "gradient line")
+    return ContactSurface(_line_profile(n, ramp, axis), size, normal_force,
+                          "gradient line (midpoint)")
 
 
 def non_convex_1(n_cells: int = 21, size: float = 0.02,
