@@ -298,8 +298,14 @@ class HapticStageSim:
     * otherwise force mode: the motor force is ``force_command`` (None means 0: motor idle).
 
     The motor force is clipped at ±``max_force`` and the reading's ``saturated`` says so. Non-finite
-    commands raise ``ValueError`` (the stage state is untouched). Deterministic for a given
-    ``seed``: the sensor noise is the only randomness.
+    commands raise ``ValueError`` (the stage state is untouched). The step is total: any finite
+    force command or setpoint gives a finite state — the motor force saturates, and the servo's
+    reference is limited to ``[x_min − L, x_max + L]`` (L = ``x_max − x_min``, one travel length
+    beyond either stop, where the servo output is long saturated), so a setpoint of ±1.8e308 m
+    pushes into the stop like one of ``x_max + L`` and is forgotten within the setpoint filter's
+    time constant. (The ``haptic_stage`` node rejects setpoints outside ``[x_min, x_max]`` before
+    they reach the servo.) Deterministic for a given ``seed``: the sensor noise is the only
+    randomness.
     """
 
     def __init__(self, *, dt: float = 1e-3, seed: int | None = 0,
@@ -331,6 +337,12 @@ class HapticStageSim:
         self.x_max = p("x_max", x_max)
         if not self.x_min < self.x_max:
             raise ValueError(f"x_min: must be < x_max, got {x_min!r} >= {x_max!r}")
+        # the position servo's reference range (step): one travel length beyond either stop
+        span = self.x_max - self.x_min
+        self._r_lo, self._r_hi = self.x_min - span, self.x_max + span
+        if not (math.isfinite(self._r_lo) and math.isfinite(self._r_hi)):
+            raise ValueError(f"x_min: the travel [{x_min!r}, {x_max!r}] is too large to "
+                             "compute with")
         self.x0 = p("x0", x0)
         if not self.x_min <= self.x0 <= self.x_max:
             raise ValueError(f"x0: {x0!r} is outside the travel [{x_min!r}, {x_max!r}]")
@@ -350,6 +362,13 @@ class HapticStageSim:
         self.kp = p("kp", kp, minimum=0.0)
         self.kd = p("kd", kd, minimum=0.0)
         self.setpoint_cutoff = p("setpoint_cutoff", setpoint_cutoff, minimum=0.0, strict=True)
+        # the servo terms are bounded (reference range 3 travel lengths, step): gains that could
+        # overflow them (and give inf - inf = NaN) are no gains a device has
+        e_max = 4.0 * span
+        for name, gain, err in (("kp", self.kp, e_max), ("kd", self.kd, e_max / self.dt)):
+            if not gain * err < 1e300:
+                raise ValueError(f"{name}: {gain!r} is so large that the position servo output "
+                                 f"overflows over the travel [{x_min!r}, {x_max!r}]")
         self.solver_tol = p("solver_tol", solver_tol, minimum=0.0, strict=True)
         if not isinstance(solver_max_iter, int) or solver_max_iter < 1:
             raise ValueError(f"solver_max_iter: expected an int >= 1, got {solver_max_iter!r}")
@@ -521,6 +540,13 @@ class HapticStageSim:
             if not (math.isfinite(r) and math.isfinite(ff)):
                 raise ValueError(f"command: must be finite, got setpoint {position_setpoint!r}, "
                                  f"force {force_command!r}")
+            # the reference is limited to one travel length beyond either stop: the servo output
+            # saturates long before (kp x 3.2 cm = 256 N >> max_force by default), and every
+            # servo term stays finite for any finite setpoint (no inf - inf = NaN)
+            if r > self._r_hi:
+                r = self._r_hi
+            elif r < self._r_lo:
+                r = self._r_lo
             if not self._pos_mode:
                 self._rf = self._pos_meas  # bumpless entry into position mode
             rf0 = self._rf

@@ -32,8 +32,12 @@ rendered body moves +x). With ``hand_location: tool`` the effort is then the han
 the handle's inertia); with the hand on the carriage the load cell does not see the hand.
 
 Commands. The latest valid command wins, whichever topic it came on (effort → force mode,
-position → position mode). A command with a wrong number of entries (≠ 1) or a non-finite entry is
-rejected (counted per reason, logged, shown in diagnostics) and changes nothing. A command older
+position → position mode). A command with a wrong number of entries (≠ 1) or a non-finite entry,
+and a position setpoint outside the travel ``[x_min, x_max]`` (``out_of_travel``), is rejected
+(counted per reason, logged, shown in diagnostics) and changes nothing: the next good setpoint is
+tracked as if the bad one never came. An effort command beyond ``max_force`` is accepted and
+(sim) the motor saturates at ±``max_force`` (logged, counted as "effort commands beyond max_force",
+and the saturated cycles are reported in diagnostics). A command older
 than ``command_timeout`` is dropped: zero motor force (device idle) until a new one arrives —
 the node's own safety, reported in diagnostics. In lockstep the age is stage time (cycles since
 the command was first used); in realtime it is wall time since receipt.
@@ -373,6 +377,8 @@ class HapticStage(Node):
         self._period_ns = int(round(1e9 / self._rate))
         self._duration_ns = int(round(values["duration"] * 1e9))
         self._x_min, self._x_max = float(values["x_min"]), float(values["x_max"])
+        self._max_force = float(values["max_force"])
+        self._over_limit = 0  # effort commands beyond max_force (accepted, saturated)
         self._apply_live(values)
 
         use_sim = bool(self.get_parameter("use_sim_time").value)
@@ -560,6 +566,16 @@ class HapticStage(Node):
         except InputError as e:
             self._reject(_reason_of(e), f"{topic}: {e}")
             return
+        if mode == POSITION:
+            if not self._x_min <= value <= self._x_max:
+                self._reject("out_of_travel", f"{topic}: data[0] = {value!r} m is outside the "
+                             f"travel [x_min, x_max] = [{self._x_min:g}, {self._x_max:g}] m")
+                return
+        elif self._sim_backend and not -self._max_force <= value <= self._max_force:
+            self._over_limit += 1
+            self.get_logger().warning(
+                f"{topic}: data[0] = {value!r} N is beyond max_force {self._max_force:g} N: "
+                "the motor saturates at the limit", throttle_duration_sec=1.0)
         self._accepted += 1
         self._cmd_seen = True
         self._cmd_timed_out = False
@@ -1117,6 +1133,7 @@ class HapticStage(Node):
                ("command timeout [s]", f"{v['command_timeout']:g}"),
                ("command timeouts", str(self._cmd_timeouts)),
                ("accepted commands", str(self._accepted)),
+               ("effort commands beyond max_force", str(self._over_limit)),
                ("rejected commands", str(sum(self._rejected.values())))]
         for reason in sorted(self._rejected):
             kv += [(f"rejected {reason}", str(self._rejected[reason])),

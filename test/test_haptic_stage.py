@@ -269,19 +269,19 @@ def test_bad_commands_rejected_with_diagnostic_and_no_change(ros, topic):
     try:
         cb = node._on_effort if topic == "effort" else node._on_position
         mode = "force" if topic == "effort" else "position"
-        cb(Float64MultiArray(data=[0.25]))
-        assert node.command == (mode, 0.25, False)
+        cb(Float64MultiArray(data=[0.0025]))
+        assert node.command == (mode, 0.0025, False)
         for data, reason in (([math.nan], "non_finite"), ([math.inf], "non_finite"),
                              ([1.0, 2.0], "wrong_length"), ([], "wrong_length")):
             cb(Float64MultiArray(data=data))
-            assert node.command == (mode, 0.25, False), data
+            assert node.command == (mode, 0.0025, False), data
         level, msg, d = _local_diag(node)
         assert level == DiagnosticStatus.WARN and "4 rejected commands" in msg
         assert d["rejected non_finite"] == "2" and d["rejected wrong_length"] == "2"
         assert "has 0 entries, expected 1" in d["rejected wrong_length last"]
         assert d["accepted commands"] == "1"
-        cb(Float64MultiArray(data=[-0.5]))  # still taking commands
-        assert node.command == (mode, -0.5, False)
+        cb(Float64MultiArray(data=[-0.005]))  # still taking commands
+        assert node.command == (mode, -0.005, False)
     finally:
         node.destroy_node()
 
