@@ -41,6 +41,7 @@ for p in (str(_ROOT), str(Path(__file__).resolve().parent)):
 
 import identify_and_render  # noqa: E402
 from fric_nodes import pipeline, run_report  # noqa: E402
+from fric_nodes.user_errors import out_dir_problem  # noqa: E402
 
 MODES = ("impedance", "admittance")
 DURATION = 15.0  # s of stage time: the 14.2 s hand script and a little rest
@@ -91,6 +92,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-identify", action="store_true", help="skip identify-then-render")
     ap.add_argument("--timeout", type=float, default=120.0, help="per pipeline run [s]")
     args = ap.parse_args(argv)
+    problem = out_dir_problem(args.out, "--out")
+    if problem:
+        ap.error(problem)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     t_all = time.monotonic()

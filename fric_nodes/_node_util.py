@@ -22,14 +22,19 @@ from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy_impl
 from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 
 from fric_interfaces.parameters import ParamSpec, declare
 
 from .scheduling import apply_scheduling, process_threads
+from .user_errors import params_files_problem, ros_args_problem
 
-__all__ = ["declare_params", "unused_overrides", "Ring", "Housekeeping", "status", "run_node"]
+RCLError = _rclpy_impl.RCLError
+
+__all__ = ["declare_params", "init_ros", "unused_overrides", "Ring", "Housekeeping", "status",
+           "run_node"]
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
@@ -141,8 +146,9 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
     argv = list(sys.argv[1:] if args is None else args)
     parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--executor", choices=("events", "single"), default="events")
+    if not init_ros(prog, argv):
+        return 1
     opts, _ = parser.parse_known_args(remove_ros_args(["prog"] + argv)[1:])
-    rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
     stop = []
 
     def on_signal(signum, _frame):
@@ -177,6 +183,21 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
         rclpy.try_shutdown()
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def init_ros(prog: str, argv: list[str]) -> bool:
+    """``rclpy.init`` with ``argv`` (without rclpy's signal handlers). A bad ``--params-file``
+    (missing, a YAML syntax error, a list rcl cannot type) or other bad ``--ros-args`` prints one
+    line, ``<prog>: <file>:<line>: <problem>``, and returns False (no traceback)."""
+    problem = params_files_problem(argv)
+    if problem is None:
+        try:
+            rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
+            return True
+        except RCLError as e:
+            problem = ros_args_problem(e)
+    print(f"{prog}: {problem}", file=sys.stderr)
+    return False
 
 
 def _apply_scheduling(node) -> None:

@@ -14,6 +14,7 @@ import os
 import sys
 
 from fric_nodes import launch_runner
+from fric_nodes.user_errors import out_dir_problem
 
 
 def _launch(ns: argparse.Namespace) -> int:
@@ -112,6 +113,12 @@ def _identify(ns: argparse.Namespace) -> int:
              if v is not None}
     out = Path(ns.out)
     yaml_path = Path(ns.yaml) if ns.yaml else out / f'{ns.joint}.yaml'
+    problem = out_dir_problem(out, '--out') or (
+        f'--yaml {ns.yaml}: is an existing directory, not a file' if yaml_path.is_dir()
+        else out_dir_problem(yaml_path.parent, '--yaml') if ns.yaml else None)
+    if problem:  # before reading the data: nothing is written, no raw [Errno 17]
+        print(f'fric identify: error: {problem}', file=sys.stderr)
+        return 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         try:

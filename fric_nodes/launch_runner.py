@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator
 from xml.parsers import expat
 
+from fric_nodes.user_errors import params_file_problem
+
 __all__ = ['LaunchError', 'NodeSpec', 'LaunchDescription', 'parse_launch', 'run',
            'find_launch_file', 'package_share', 'resolve_executable', 'format_command',
            'default_log_dir']
@@ -224,6 +226,20 @@ _SCHEMA: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*$')
 _NS_RE = re.compile(r'/$|(/[A-Za-z_][A-Za-z0-9_]*)+$')
 _OUTPUTS = ('screen', 'log', 'both')
+
+
+def _absolute_hint(path: str, subdir: str) -> str:
+    """Absolute forms of a relative ``path`` for an error message: the file it names from the
+    current directory when that exists, and ``$(find-pkg-share PKG)/...`` (``subdir/`` added
+    only to a bare file name: ``config/x.yaml`` stays ``.../config/x.yaml``)."""
+    rel = path if len(Path(path).parts) > 1 else f'{subdir}/{path}'
+    try:
+        pkg = PACKAGE if (package_share(PACKAGE) / rel).is_file() else 'PKG'
+    except LookupError:
+        pkg = 'PKG'
+    share = f"$(find-pkg-share {pkg})/{rel}"
+    here = Path(path).resolve()
+    return f"{here} (the file in the current directory) or {share}" if here.is_file() else share
 
 
 def _prefix_namespace(base: str | None, ns: str | None) -> str | None:
@@ -441,7 +457,7 @@ class _Parser:
         file = self.attr(el, 'file', scope)
         if not os.path.isabs(file):
             raise self.err(f"<include file={file!r}>: use an absolute path, e.g. "
-                           f"$(dirname)/{file} or $(find-pkg-share PKG)/launch/{file}", el)
+                           f"$(dirname)/{file} or {_absolute_hint(file, 'launch')}", el)
         for a in el.children:     # like ros2 launch: set in the current (unscoped) context
             scope.vars[self.attr(a, 'name', scope)] = self.attr(a, 'value', scope)
         self.parse_file(Path(file), scope)
@@ -499,9 +515,12 @@ class _Parser:
             path = self.attr(el, 'from', scope)
             if not os.path.isabs(path):
                 raise self.err(f"<param from={path!r}>: use an absolute path, e.g. "
-                               f"$(find-pkg-share PKG)/config/{path}", el)
+                               f"{_absolute_hint(path, 'config')}", el)
             if not os.path.isfile(path):
                 raise self.err(f'<param from=...>: parameter file {path} does not exist', el)
+            problem = params_file_problem(path)
+            if problem:   # one line now, instead of a traceback from every node that reads it
+                raise self.err(f'<param from=...>: {problem}', el)
             return ['--params-file', path]
         return ['-p', f"{self.attr(el, 'name', scope)}:={self.attr(el, 'value', scope)}"]
 
