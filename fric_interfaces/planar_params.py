@@ -58,9 +58,10 @@ from fric_core.planar import (LimitSurfaceTable, PlanarFrictionParams, ReducedLu
                               gradient_line, line, non_convex_1, non_convex_2, square,
                               twist_to_cop, wrench_from_cop)
 
-from .parameters import ParamSpec
+from .parameters import ParamSpec, check
 
-__all__ = ["PLANAR_SPECS", "SURFACES", "PlanarContact", "build_planar", "planar_problems"]
+__all__ = ["PLANAR_SPECS", "SURFACES", "PlanarContact", "build_planar", "planar_problems",
+           "planar_values"]
 
 #: surface name -> constructor ``f(n_cells, size, normal_force)`` of fric_core.planar
 SURFACES = {"circle": circle, "square": square, "line": line, "gradient_line": gradient_line,
@@ -101,16 +102,66 @@ PLANAR_SPECS = (
 LIVE_KEYS = ("planar.normal_force",)
 
 
-@functools.lru_cache(maxsize=4)
+_SPECS = {s.name: s for s in PLANAR_SPECS}
+
+
+def _type_problem(spec: ParamSpec, value: Any) -> str | None:
+    """Why ``value`` has the wrong type for ``spec`` (None if it has the right one)."""
+    d = spec.default
+    if isinstance(d, bool):
+        ok, want = isinstance(value, (bool, np.bool_)), "a boolean"
+    elif isinstance(d, int):
+        ok, want = (isinstance(value, (int, np.integer)) and not isinstance(value, bool)), \
+            "an integer"
+    elif isinstance(d, float):
+        ok, want = (isinstance(value, (int, float, np.integer, np.floating))
+                    and not isinstance(value, bool)), "a number"
+    elif isinstance(d, str):
+        ok, want = isinstance(value, str), "a string"
+        if not ok and spec.choices:
+            return f"expected a string, one of {list(spec.choices)}; got {value!r}"
+    else:                                              # planar.joints: a list of names
+        ok, want = (isinstance(value, (list, tuple))
+                    and all(isinstance(v, str) for v in value)), "a list of strings"
+    return None if ok else f"expected {want}, got {value!r}"
+
+
+def planar_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``planar.*`` entries of ``values``, each checked against its declaration (type, range,
+    accepted names), with the declared default for an omitted one: the same answers a direct
+    caller of :func:`build_planar` gets as the node's parameter declarations give. ``ValueError``
+    naming the parameter (and the accepted names for an unknown name)."""
+    unknown = sorted(k for k in values if isinstance(k, str) and k.startswith("planar.")
+                     and k not in _SPECS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown planar parameter; accepted: {list(_SPECS)}")
+    out = {}
+    for name, spec in _SPECS.items():
+        v = values.get(name, spec.default)
+        reason = _type_problem(spec, v) or check(spec, v)
+        if reason:
+            raise ValueError(f"{name}: {reason}")
+        out[name] = v
+    return out
+
+
 def patch_geometry(surface: str, cells: int, size: float, ls_resolution: int):
     """The unit-load contact surface and its pre-computed limit surface (35)–(44) for a patch
     geometry, computed once per geometry: retuning the friction coefficients or the per-joint
-    elements rebuilds the contact without recomputing the table (both are only read)."""
+    elements rebuilds the contact without recomputing the table (both are only read).
+    ``ValueError`` naming ``planar.surface`` and the accepted names for an unknown surface."""
+    if not isinstance(surface, str) or surface not in SURFACES:
+        raise ValueError(f"planar.surface: {surface!r} is not one of {list(SURFACES)}")
+    return _patch_geometry(surface, int(cells), float(size), int(ls_resolution))
+
+
+@functools.lru_cache(maxsize=4)
+def _patch_geometry(surface: str, cells: int, size: float, ls_resolution: int):
     try:
-        patch = SURFACES[surface](int(cells), float(size), 1.0)
+        patch = SURFACES[surface](cells, size, 1.0)
     except ValueError as e:
         raise ValueError(f"planar.{e}") from None
-    return patch, LimitSurfaceTable.compute(patch, n_ls=int(ls_resolution))
+    return patch, LimitSurfaceTable.compute(patch, n_ls=ls_resolution)
 
 
 def _friction_params(values: Mapping[str, Any]) -> PlanarFrictionParams:
@@ -202,7 +253,9 @@ class PlanarContact:
 def build_planar(values: Mapping[str, Any], joints: Sequence[str], dt: float, *,
                  impedance: bool = True) -> tuple[PlanarContact | None, list[str]]:
     """The planar contact of the parameter values (None when ``planar.joints`` is empty) and its
-    design problems; ``ValueError`` naming the parameter for bad values."""
+    design problems; ``ValueError`` naming the parameter for bad values (wrong type, out of
+    range, an unknown surface or parameter name: :func:`planar_values`)."""
+    values = planar_values(values)
     pj = list(values["planar.joints"])
     if not pj:
         return None, []
