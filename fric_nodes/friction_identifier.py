@@ -46,10 +46,21 @@ diagnostics, parameter services and the renderer clients' replies, on one thread
 waits. The run is a plain thread (the Trigger caller's, or one started for
 ``identify_on_start``) that waits on events and sleeps while the control path drives the stage;
 the Trigger service itself lives on a hidden helper node (``_<name>_service``, same namespace,
-service name ``<node>/identify``) spun by a SingleThreadedExecutor in a thread of its own, so
-its callback can wait for the run. Why not a MultiThreadedExecutor with callback groups:
-measured here (realtime stage at 1 kHz, this 2-core machine), it left 54 % of the states of an
-excitation unanswered and lost accelerometer messages, the EventsExecutor under 1 %.
+service name ``<node>/identify``) spun in a thread of its own by a MultiThreadedExecutor of
+two threads, the service in a reentrant callback group: one thread waits for the run, another
+answers a call that comes during it ("busy", at once; one executor thread queued it behind the
+run, which then ran a second identification). The control path stays on the EventsExecutor:
+a MultiThreadedExecutor there (measured: realtime stage at 1 kHz, this 2-core machine) left
+54 % of the states of an excitation unanswered and lost accelerometer messages, the
+EventsExecutor under 1 %.
+
+No thread dies silently: an unexpected exception in the service callback, the service thread
+or the start-up run is logged with its traceback, counted on /diagnostics (``internal
+errors``, ERROR level in the next report, the last one named), and the caller gets a
+``failed: internal error ...`` answer; the service thread goes on serving (after
+``_MAX_SERVICE_FAILURES`` failures in a row it ends the node, status 1), a start-up run that
+raises ends the node with status 1. Log calls keep one severity per line: rclpy raises
+``ValueError`` when a call site changes its severity.
 
 Hot path: per joint_states one JointStateReader read (by name; NaN, missing joint and length
 errors rejected with a diagnostic, like the renderer), a few float operations, stores into
@@ -63,6 +74,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 import warnings
 from array import array
 from pathlib import Path
@@ -72,7 +84,8 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters, SetParametersAtomically
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
@@ -100,6 +113,10 @@ _STEADY_MAX_NS = 5_000_000_000  # ... or this long at most [ns]
 _MOVE_HOLD_NS = 200_000_000  # hold at the excitation centre after a move [ns]
 _SETTLE_NS = 300_000_000  # position hold after the excitation, before zero effort [ns]
 _MOVE_TOL = 1e-5  # no move when the centre is this close [m] (4 encoder counts)
+#: the Trigger service's executor threads: one may wait for a run, another answers "busy"
+_SERVICE_THREADS = 2
+#: the service thread ends the node (status 1) after this many exceptions in a row
+_MAX_SERVICE_FAILURES = 10
 
 
 def _resolve(node: Node, name: str) -> str:
@@ -198,6 +215,7 @@ class FrictionIdentifier(Node):
         super().__init__(node_name, **kwargs)
         self._on_start_thread: threading.Thread | None = None
         self._service_node: Node | None = None
+        self._service_executor: MultiThreadedExecutor | None = None
         self._service_thread: threading.Thread | None = None
         self._stopping = False
         try:
@@ -236,8 +254,11 @@ class FrictionIdentifier(Node):
         self._summary = ""
         self._fits: dict = {}
         self._stopping = False
-        self.finished = False  # exit_when_done / exit_on_failure: main exits
+        self.finished = False  # exit_when_done / exit_on_failure / a fatal error: main exits
         self.exit_status = 0
+        self._internal_errors = 0  # unexpected exceptions in this node's threads
+        self._internal_errors_period = 0  # ... since the last diagnostics report
+        self._internal_error_last = ""
         # control-path state
         self._reader = JointStateReader([self._joint], ("position", "velocity", "effort"))
         self._last_x = math.nan
@@ -511,32 +532,88 @@ class FrictionIdentifier(Node):
                                            context=self.context, use_global_arguments=False,
                                            start_parameter_services=False)
         service = f"{self.get_fully_qualified_name()}/{names.IDENTIFY.removeprefix('~/')}"
-        helper.create_service(Trigger, service, self._on_identify)
-        executor = SingleThreadedExecutor(context=self.context)
+        # reentrant: a call during a run is served by another thread of the executor's pool,
+        # which answers "busy" at once (one thread would queue it behind the run)
+        helper.create_service(Trigger, service, self._serve,
+                              callback_group=ReentrantCallbackGroup())
+        executor = self._service_executor = MultiThreadedExecutor(
+            num_threads=_SERVICE_THREADS, context=self.context)
         executor.add_node(helper)
 
         def spin() -> None:
+            failures = 0
             while not self._stopping and self.context.ok():
                 try:
                     executor.spin_once(timeout_sec=0.1)
-                except Exception:  # noqa: BLE001 - the context went away at shutdown
-                    break
-            executor.remove_node(helper)
+                    failures = 0
+                except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+                    if self._stopping or not self.context.ok():
+                        break  # the context went away at shutdown
+                    failures += 1
+                    self._internal_error("service thread", e)
+                    if failures >= _MAX_SERVICE_FAILURES:
+                        self._fatal(f"service thread: {failures} failures in a row, the "
+                                    f"identify service cannot serve; ending the node")
+                        break
+                    time.sleep(0.1)
+            try:
+                executor.remove_node(helper)
+                executor.shutdown(timeout_sec=1.0)
+            except Exception:  # noqa: BLE001 - at shutdown
+                pass
 
         self._service_thread = threading.Thread(target=spin, name="friction_identifier-service",
                                                 daemon=True)
         self._service_thread.start()
+
+    def _serve(self, request: Trigger.Request, response: Trigger.Response):
+        """The Trigger callback: :meth:`_on_identify`, and an answer whatever happens there (an
+        exception in a pool thread of the executor would only surface calls later)."""
+        try:
+            return self._on_identify(request, response)
+        except Exception as e:  # noqa: BLE001 - the caller always gets an answer
+            self._internal_error("identify service", e)
+            response.success = False
+            response.message = f"failed: internal error {type(e).__name__}: {e}"
+            return response
 
     def _on_identify(self, request: Trigger.Request, response: Trigger.Response):
         response.success, response.message = self.identify()
         return response
 
     def _identify_on_start(self) -> None:
-        ok, _ = self.identify()
+        try:
+            ok, _ = self.identify()
+        except Exception as e:  # noqa: BLE001 - never die silently: end the node, status 1
+            self._internal_error("start-up run", e)
+            self._fatal(f"start-up run: internal error {type(e).__name__}: {e}")
+            return
         v = self._values
         if v["exit_when_done"] or (v["exit_on_failure"] and not ok):
             self.exit_status = 0 if ok else 1
             self.finished = True
+
+    def _internal_error(self, where: str, e: BaseException) -> None:
+        """An unexpected exception in a thread of this node: logged with its traceback and
+        counted for /diagnostics (ERROR in the next report, the last one named there)."""
+        text = f"{where}: {type(e).__name__}: {e}"
+        self._internal_errors += 1
+        self._internal_errors_period += 1
+        self._internal_error_last = text
+        try:
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            self.get_logger().error(f"internal error in the {text}\n{tb}")
+        except Exception:  # noqa: BLE001 - logging itself failed: stderr is left
+            print(f"friction_identifier: internal error in the {text}", file=sys.stderr)
+
+    def _fatal(self, text: str) -> None:
+        """End the node with exit status 1 (main's loop watches ``finished``)."""
+        try:
+            self.get_logger().fatal(text)
+        except Exception:  # noqa: BLE001
+            print(f"friction_identifier: {text}", file=sys.stderr)
+        self.exit_status = 1
+        self.finished = True
 
     def identify(self) -> tuple[bool, str]:
         """One run (module docstring), blocking until it is over: (success, one-line summary).
@@ -550,6 +627,7 @@ class FrictionIdentifier(Node):
                 ok, text = self._identify(dict(self._values), self._runs)
             except Exception as e:  # noqa: BLE001 - report, never leave the caller hanging
                 ok, text = False, f"failed: internal error {type(e).__name__}: {e}"
+                self._internal_error(f"run {self._runs}", e)
                 self._abort_current("internal error")
             self._state = "done" if ok else text.partition(" ")[0].rstrip(":")
             if self._state not in ("refused", "aborted"):
@@ -560,8 +638,12 @@ class FrictionIdentifier(Node):
                 self._write_results(ok=ok, summary=text)
             except Exception as e:  # noqa: BLE001 - a context going away at shutdown
                 self.get_logger().error(f"result parameters not written: {e}")
-            (self.get_logger().info if ok else self.get_logger().error)(f"run {self._runs}: "
-                                                                        f"{text}")
+            # one severity per call site: rclpy refuses a call site that changes its severity
+            # (ValueError "Logger severity cannot be changed between calls")
+            if ok:
+                self.get_logger().info(f"run {self._runs}: {text}")
+            else:
+                self.get_logger().error(f"run {self._runs}: {text}")
             return ok, text
         finally:
             self._busy.release()
@@ -820,6 +902,13 @@ class FrictionIdentifier(Node):
             problems.append(f"{self._rejected_period} rejected inputs, last: "
                             f"{self._rejected_latest}")
         self._rejected_period = 0
+        kv.append(("internal errors", str(self._internal_errors)))
+        if self._internal_errors:
+            kv.append(("internal errors last", self._internal_error_last))
+        if self._internal_errors_period or (self.finished and self.exit_status):
+            level = DiagnosticStatus.ERROR
+            problems.append(f"internal error: {self._internal_error_last}")
+        self._internal_errors_period = 0
         return status(f"{self.get_fully_qualified_name()}: identification", self._joint, level,
                       problems, state, kv)
 
