@@ -43,7 +43,7 @@ import numpy as np
 
 from ._checks import param
 from .elements import _Element
-from .laws import FrictionLaw
+from .laws import FrictionLaw, _stribeck_decay
 
 ArrayLike = Union[float, np.ndarray]
 
@@ -569,7 +569,7 @@ class LuGre(_Baseline):
         return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
-        g = self.mu_C + self._dmu * math.exp(-(abs(u) / self.v_s) ** self.gamma)
+        g = self.mu_C + self._dmu * _stribeck_decay(abs(u) / self.v_s, self.gamma)
         a = self._s0T * abs(u) / g
         T = self.dt
         if a > 0.0:
@@ -679,7 +679,7 @@ class ElastoPlastic(LuGre):
         return np.where(z * u > 0.0, a, 0.0)
 
     def _advance_scalar(self, u: float) -> float:
-        g = self.mu_C + self._dmu * math.exp(-(abs(u) / self.v_s) ** self.gamma)
+        g = self.mu_C + self._dmu * _stribeck_decay(abs(u) / self.v_s, self.gamma)
         zmax = g / self.sigma0
         zba = self.s_ba * zmax
         T = self.dt

@@ -22,11 +22,23 @@ the step). A vector input of shape (n,) is either
 An element built from scalars only takes its shape from the first input it steps (a float, or an
 array); later inputs must keep that shape. A non-finite or wrongly shaped input raises
 ``ValueError`` and leaves the state untouched.
+
+Totality (issue 13). Every finite input gives a finite output and a finite state: the laws cannot
+overflow (:mod:`fric_core.laws`), and a step whose plain-float evaluation overflows (an input or
+parameter near the float range) is evaluated again from the old state with every intermediate
+saturated at ``±sys.float_info.max`` (``_advance_*_safe``); the usual step pays one comparison
+for that. Model C's output is Φ_Z, so it keeps the law's bound (e.g. ``|f| ≤ F`` for Coulomb) for
+any input; the other outputs (a velocity, a spring force) have no bound by nature and are only
+finite. Parameter sets whose constants (C of eq. (35), B + T K, Z, A of eq. (44)) are not finite
+and positive are rejected at construction. Note that a finite but physically absurd input (one
+sample at 1e300 m/s) is still *physics* to the element: it is the caller's job to reject
+implausible inputs before they reach the state (the renderer's ``max_velocity``/``max_force``).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from typing import NamedTuple, Union
 
 import numpy as np
@@ -42,6 +54,37 @@ __all__ = ["RigidAdmittance", "InertialImpedance", "MasslessImpedance", "Complia
            "CompliantAdmittanceState"]
 
 _SCALAR_TYPES = (float, int, np.floating, np.integer)
+_FMAX = sys.float_info.max
+
+
+def _c(x: float) -> float:
+    """Saturate ``x`` (finite or ±inf: the safe paths never form NaN) to the float range."""
+    if -_FMAX <= x <= _FMAX:
+        return x
+    return _FMAX if x > 0.0 else -_FMAX
+
+
+def _cv(x: np.ndarray) -> np.ndarray:
+    """Vector :func:`_c`."""
+    return np.clip(x, -_FMAX, _FMAX)
+
+
+def _finite(*xs) -> bool:
+    """All entries of the arrays ``xs`` finite (the vector steps' overflow check)."""
+    for x in xs:
+        if not np.isfinite(x).all():
+            return False
+    return True
+
+
+def _check_constants(cls_name: str, **constants) -> None:
+    """Reject parameter sets whose element constants overflow or vanish (``ValueError``)."""
+    for name, value in constants.items():
+        v = np.asarray(value, dtype=float)
+        if not (np.all(np.isfinite(v)) and np.all(v > 0.0)):
+            raise ValueError(f"{name}: {cls_name}'s constant {name} = {value!r} is not a finite "
+                             "positive number for these parameters (they overflow or underflow "
+                             "the float range); use parameters of physical size")
 
 
 class _Element:
@@ -103,6 +146,7 @@ class _Element:
         if np.any(np.asarray(c) <= 0.0):
             raise ValueError("B: B + dt*K must be > 0 (a contact with K = B = 0 has no "
                              "presliding element)")
+        _check_constants(type(self).__name__, **{"B + dt*K": c})
         self._Kc = self.K / c
         self._Bc = self.B / c
         self._Tc = self.dt / c
@@ -205,6 +249,7 @@ class RigidAdmittance(_Element):
         self._v0 = param("v0", v0)
         self._setup(law, dt, per_joint, {"v0": self._v0}, M=self.M)
         self.Z = self.dt / self.M
+        _check_constants(type(self).__name__, Z=self.Z)
         self._design_warnings()
         self.reset()
 
@@ -224,14 +269,29 @@ class RigidAdmittance(_Element):
         vs = self._v + Z * h
         f = self._phiz(vs, Z)
         v = 0.0 if f == vs / Z else vs - Z * f
+        if v - v != 0.0 or vs - vs != 0.0:  # overflowed: saturating evaluation
+            return self._advance_scalar_safe(h)
+        self._vs, self._f, self._v, self._stepped = vs, f, v, True
+        return v
+
+    def _advance_scalar_safe(self, h: float) -> float:
+        Z = self.Z
+        vs = _c(self._v + _c(Z * h))
+        f = self._phiz(vs, Z)
+        v = 0.0 if f == vs / Z else _c(vs - _c(Z * f))
         self._vs, self._f, self._v, self._stepped = vs, f, v, True
         return v
 
     def _advance_vector(self, h):
         Z = self.Z
-        vs = self._v + Z * h
-        f = self._phiz(vs, Z)
-        v = np.where(f == vs / Z, 0.0, vs - Z * f)
+        with np.errstate(over="ignore", invalid="ignore"):
+            vs = self._v + Z * h
+            f = self._phiz(vs, Z)
+            v = np.where(f == vs / Z, 0.0, vs - Z * f)
+            if not _finite(v, vs):
+                vs = _cv(self._v + _cv(Z * h))
+                f = self._phiz(vs, Z)
+                v = np.where(f == vs / Z, 0.0, _cv(vs - _cv(Z * f)))
         self._vs, self._f, self._v, self._stepped = vs, f, v, True
         return v.copy()
 
@@ -271,6 +331,7 @@ class InertialImpedance(_Element):
         T = self.dt
         self.C = self.M + T * self.B + T * T * self.K
         self.Z = T / self.C
+        _check_constants(type(self).__name__, C=self.C, Z=self.Z)
         self._a = T * self.K / self.C
         self._b = self.M / self.C
         self._design_warnings()
@@ -294,16 +355,38 @@ class InertialImpedance(_Element):
         v = 0.0 if f == vs / Z else vs - Z * f
         e = e + T * (u - v)
         h = self.K * e + self.B * (u - v)
+        if h - h != 0.0 or (e - e) + (v - v) + (vs - vs) != 0.0:  # overflowed
+            return self._advance_scalar_safe(u)
+        self._e, self._v, self._h, self._f, self._vs, self._stepped = e, v, h, f, vs, True
+        return h
+
+    def _advance_scalar_safe(self, u: float) -> float:
+        Z, T = self.Z, self.dt
+        e = self._e
+        vs = _c(_c(u + _c(self._a * e)) - _c(self._b * _c(u - self._v)))
+        f = self._phiz(vs, Z)
+        v = 0.0 if f == vs / Z else _c(vs - _c(Z * f))
+        du = _c(u - v)
+        e = _c(e + _c(T * du))
+        h = _c(_c(self.K * e) + _c(self.B * du))
         self._e, self._v, self._h, self._f, self._vs, self._stepped = e, v, h, f, vs, True
         return h
 
     def _advance_vector(self, u):
         Z, T = self.Z, self.dt
-        vs = u + self._a * self._e - self._b * (u - self._v)
-        f = self._phiz(vs, Z)
-        v = np.where(f == vs / Z, 0.0, vs - Z * f)
-        e = self._e + T * (u - v)
-        h = self.K * e + self.B * (u - v)
+        with np.errstate(over="ignore", invalid="ignore"):
+            vs = u + self._a * self._e - self._b * (u - self._v)
+            f = self._phiz(vs, Z)
+            v = np.where(f == vs / Z, 0.0, vs - Z * f)
+            e = self._e + T * (u - v)
+            h = self.K * e + self.B * (u - v)
+            if not _finite(h, e, v, vs):
+                vs = _cv(_cv(u + _cv(self._a * self._e)) - _cv(self._b * _cv(u - self._v)))
+                f = self._phiz(vs, Z)
+                v = np.where(f == vs / Z, 0.0, _cv(vs - _cv(Z * f)))
+                du = _cv(u - v)
+                e = _cv(self._e + _cv(T * du))
+                h = _cv(_cv(self.K * e) + _cv(self.B * du))
         self._e, self._v, self._h, self._f, self._vs, self._stepped = e, v, h, f, vs, True
         return h.copy()
 
@@ -340,6 +423,7 @@ class MasslessImpedance(_Element):
         self.B = param("B", B, minimum=0.0)
         self._setup(law, dt, per_joint, K=self.K, B=self.B)
         self.Z = 1.0 / self._contact_constants()
+        _check_constants(type(self).__name__, Z=self.Z)
         self._design_warnings(mass=mass, K=self.K, B=self.B)
         self.reset()
 
@@ -362,15 +446,36 @@ class MasslessImpedance(_Element):
             e = e + self.dt * u  # (37a): stuck, the contact only deforms
         else:
             e = self._Bc * e + self._Tc * f
+        if (e - e) + (vs - vs) + (f - f) != 0.0:  # overflowed
+            return self._advance_scalar_safe(u)
+        self._e, self._f, self._vs, self._stepped = e, f, vs, True
+        return f
+
+    def _advance_scalar_safe(self, u: float) -> float:
+        e = self._e
+        vs = _c(u + _c(self._Kc * e))
+        Z = self.Z
+        f = self._phiz(vs, Z)
+        if f == vs / Z:
+            e = _c(e + _c(self.dt * u))
+        else:
+            e = _c(_c(self._Bc * e) + _c(self._Tc * f))
         self._e, self._f, self._vs, self._stepped = e, f, vs, True
         return f
 
     def _advance_vector(self, u):
         e = self._e
-        vs = u + self._Kc * e
         Z = self.Z
-        f = self._phiz(vs, Z)
-        self._e = np.where(f == vs / Z, e + self.dt * u, self._Bc * e + self._Tc * f)
+        with np.errstate(over="ignore", invalid="ignore"):
+            vs = u + self._Kc * e
+            f = self._phiz(vs, Z)
+            e_new = np.where(f == vs / Z, e + self.dt * u, self._Bc * e + self._Tc * f)
+            if not _finite(e_new, vs, f):
+                vs = _cv(u + _cv(self._Kc * e))
+                f = self._phiz(vs, Z)
+                e_new = np.where(f == vs / Z, _cv(e + _cv(self.dt * u)),
+                                 _cv(_cv(self._Bc * e) + _cv(self._Tc * f)))
+        self._e = e_new
         self._f, self._vs, self._stepped = f, vs, True
         return f.copy()
 
@@ -409,6 +514,7 @@ class CompliantAdmittance(_Element):
         c = self._contact_constants()
         self._TM = T / self.M
         self.Z = (T * T * self.K + T * self.B + self.M) / (self.M * c)  # A of eq. (44)
+        _check_constants(type(self).__name__, **{"dt/M": self._TM, "A": self.Z})
         self._design_warnings()
         self.reset()
 
@@ -427,19 +533,36 @@ class CompliantAdmittance(_Element):
         e, u = self._e, self._u
         vs = u + self._TM * h + self._Kc * e
         f = self._phiz(vs, self.Z)
-        self._e = self._Bc * e + self._Tc * f
+        e = self._Bc * e + self._Tc * f
         u = u + self._TM * (h - f)
-        self._u, self._f, self._vs, self._stepped = u, f, vs, True
+        if (u - u) + (e - e) + (vs - vs) != 0.0:  # overflowed
+            return self._advance_scalar_safe(h)
+        self._e, self._u, self._f, self._vs, self._stepped = e, u, f, vs, True
+        return u
+
+    def _advance_scalar_safe(self, h: float) -> float:
+        e, u = self._e, self._u
+        vs = _c(_c(u + _c(self._TM * h)) + _c(self._Kc * e))
+        f = self._phiz(vs, self.Z)
+        e = _c(_c(self._Bc * e) + _c(self._Tc * f))
+        u = _c(u + _c(self._TM * _c(h - f)))
+        self._e, self._u, self._f, self._vs, self._stepped = e, u, f, vs, True
         return u
 
     def _advance_vector(self, h):
         e, u = self._e, self._u
-        vs = u + self._TM * h + self._Kc * e
-        f = self._phiz(vs, self.Z)
-        self._e = self._Bc * e + self._Tc * f
-        u = u + self._TM * (h - f)
-        self._u, self._f, self._vs, self._stepped = u, f, vs, True
-        return u.copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            vs = u + self._TM * h + self._Kc * e
+            f = self._phiz(vs, self.Z)
+            e_new = self._Bc * e + self._Tc * f
+            u_new = u + self._TM * (h - f)
+            if not _finite(u_new, e_new, vs):
+                vs = _cv(_cv(u + _cv(self._TM * h)) + _cv(self._Kc * e))
+                f = self._phiz(vs, self.Z)
+                e_new = _cv(_cv(self._Bc * e) + _cv(self._Tc * f))
+                u_new = _cv(u + _cv(self._TM * _cv(h - f)))
+        self._e, self._u, self._f, self._vs, self._stepped = e_new, u_new, f, vs, True
+        return u_new.copy()
 
     @property
     def state(self) -> CompliantAdmittanceState:

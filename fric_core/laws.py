@@ -19,11 +19,21 @@ Inputs may be
 Convention relied on by :mod:`fric_core.elements`: in the static branch every ``phi_z``
 returns exactly the float(s) ``x / Z``, so an element can detect sticking bit-exactly and set the
 sliding velocity to exactly 0.
+
+Totality (issue 13): every law is computed in a form that cannot overflow into ``inf`` or NaN, so
+any finite input and any accepted parameters give a finite output. Where a law is bounded
+(Coulomb: ``|Φ| ≤ F``; Stribeck with D = 0: ``|Φ| ≤ max(Fs, Fc)``; ...) ``phi`` and ``phi_z`` stay
+within that bound for every finite input; where it is not (a viscous term ``D x``), a value beyond
+the float range saturates at ``±sys.float_info.max`` instead of becoming ``inf``. The linear
+branches of Φ_Z, ``y = (a + b x)/(1 + Z b)`` of eqs. (25), (55), are evaluated as
+``a + w (x − Z a)`` with ``w = b/(1 + Z b)`` (see :func:`_lin_z`); the Stribeck decay
+``exp(−|x/vs|^delta)`` is 0 without evaluating the power once ``delta·ln|x/vs| > 7``.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from abc import ABC, abstractmethod
 from typing import Tuple, Union
 
@@ -41,6 +51,61 @@ __all__ = [
     "AsymmetricFriction",
     "EllipticCoulomb",
 ]
+
+
+#: the largest finite float: results beyond the float range saturate here (never ``inf``)
+FMAX = sys.float_info.max
+
+
+def _sat(y: float) -> float:
+    """``y`` (finite or ±inf, never NaN) saturated to the finite float range."""
+    if -FMAX <= y <= FMAX:
+        return y
+    return FMAX if y > 0.0 else -FMAX
+
+
+def _lin_z(a: float, b: float, x: float, Z: float) -> float:
+    """The solution y of ``y = a + b (x − Z y)`` (the Φ_Z of a linear branch ``a + b w`` of Φ,
+    eqs. (25), (55)), computed as ``a + w (x − Z a)`` with ``w = b/(1 + Z b)``.
+
+    Mathematically the same as ``(a + b x)/(1 + Z b)``, but ``b x`` and ``Z b`` may both overflow
+    for huge inputs or parameters (``inf/inf`` = NaN); here the only product that may overflow is
+    ``w (x − Z a)``, and the result saturates at ±FMAX. Needs ``1 + Z b > 0`` (condition (15)).
+    """
+    t = _sat(x - _sat(Z * a))
+    if b == 0.0 or t == 0.0:
+        return a
+    zb = Z * b
+    w = b / (1.0 + zb) if zb < 1e300 else 1.0 / Z
+    return _sat(a + _sat(w * t))
+
+
+def _lin_z_each(a, b, x, Z):
+    """Vector form of :func:`_lin_z` (arrays broadcast)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        t = np.clip(x - np.clip(Z * a, -FMAX, FMAX), -FMAX, FMAX)
+        zb = Z * b
+        w = np.where(zb < 1e300, b / (1.0 + zb), 1.0 / Z)
+        wt = np.where((b == 0.0) | (t == 0.0), 0.0, np.clip(w * t, -FMAX, FMAX))
+        return np.clip(a + wt, -FMAX, FMAX)
+
+
+def _stribeck_decay(r: float, delta: float) -> float:
+    """``exp(−r**delta)`` for r ≥ 0 (may be +inf) without overflow: for r > 1 and
+    ``delta·ln r > 7`` the power exceeds 1096 and the result is 0 (exp(−1096) underflows)."""
+    if r > 1.0 and delta * math.log(r) > 7.0:
+        return 0.0
+    return math.exp(-(r ** delta))
+
+
+def _norm_dir(x: np.ndarray) -> tuple[float, np.ndarray]:
+    """(‖x‖ saturated at FMAX, x/‖x‖) for x ≠ 0 without overflow or underflow."""
+    r = math.hypot(*x.tolist())  # scaled internally: inf only if ‖x‖ > FMAX
+    if r <= FMAX:
+        return r, x / r
+    m = float(np.max(np.abs(x)))
+    xs = x / m
+    return FMAX, xs / math.hypot(*xs.tolist())
 
 
 class FrictionLaw(ABC):
@@ -122,18 +187,25 @@ class FrictionLaw(ABC):
 
     # -- hooks (defaults) -------------------------------------------------------------------
     def _phi_iso(self, x: np.ndarray) -> np.ndarray:
-        r = math.sqrt(float(x @ x))
+        r = math.hypot(*x.tolist())  # overflow/underflow-safe ‖x‖ (and cheaper than x @ x)
         if r == 0.0:
             return np.zeros_like(x)
-        return x * (self._phi_scalar(r) / r)
+        p = self._phi_scalar(_sat(r))
+        if r <= 1e300 and p <= 1e300:
+            return x * (p / r)
+        _, u = _norm_dir(x)
+        return np.clip(u * p, -FMAX, FMAX)
 
     def _phi_z_iso(self, x: np.ndarray, Z: float) -> np.ndarray:
         """n-D Φ_Z of an isotropic law from its 1-D Φ_Z on the speed (exact for eqs. 53, 55)."""
-        r = math.sqrt(float(x @ x))
+        r = _sat(math.hypot(*x.tolist()))
         ym = self._phi_z_scalar(r, Z)
         if ym == r / Z:  # static set: y = x/Z exactly (eq. 52, second case)
             return x / Z
-        return x * (ym / r)
+        if r <= 1e300 and abs(ym) <= 1e300:
+            return x * (ym / r)
+        _, u = _norm_dir(x)
+        return np.clip(u * ym, -FMAX, FMAX)
 
 
 def _sign(x: float) -> float:
@@ -195,23 +267,25 @@ class CoulombViscous(FrictionLaw):
         return self.D, self.D
 
     def _phi_scalar(self, x: float) -> float:
-        return self.F * _sign(x) + self.D * x
+        return _sat(self.F * _sign(x) + self.D * x)
 
     def _phi_each(self, x):
-        return self.F * np.sign(x) + self.D * x
+        with np.errstate(over="ignore"):
+            return np.clip(self.F * np.sign(x) + self.D * x, -FMAX, FMAX)
 
     def _phi_z_scalar(self, x: float, Z: float) -> float:
         s = x / Z
         F = self.F
-        if s > F:
-            return (F + self.D * x) / (1.0 + Z * self.D)
+        if s > F:  # eq. (25), in the overflow-safe form of _lin_z
+            return _lin_z(F, self.D, x, Z)
         if s < -F:
-            return (-F + self.D * x) / (1.0 + Z * self.D)
+            return _lin_z(-F, self.D, x, Z)
         return s
 
     def _phi_z_each(self, x, Z):
-        s = x / Z
-        slip = (self.F * np.sign(x) + self.D * x) / (1.0 + Z * self.D)
+        with np.errstate(over="ignore"):
+            s = x / Z
+        slip = _lin_z_each(self.F * np.sign(x), self.D, x, Z)
         return np.where(np.abs(s) > self.F, slip, s)
 
     def __repr__(self):
@@ -261,28 +335,37 @@ class Stribeck(FrictionLaw):
     def _phi_scalar(self, x: float) -> float:
         if x == 0.0:
             return 0.0
-        g = self.Fc + (self.Fs - self.Fc) * math.exp(-(abs(x) / self.vs) ** self.delta)
-        return math.copysign(g, x) + self.D * x
+        g = self.Fc + (self.Fs - self.Fc) * _stribeck_decay(abs(x) / self.vs, self.delta)
+        return _sat(math.copysign(g, x) + self.D * x)
 
     def _phi_each(self, x):
-        g = self.Fc + (self.Fs - self.Fc) * np.exp(-(np.abs(x) / self.vs) ** self.delta)
-        return g * np.sign(x) + self.D * x
+        with np.errstate(over="ignore", under="ignore"):
+            r = np.abs(x) / self.vs
+            # exp(-r**delta) is 0 once delta*ln r > 7; the power is never taken there
+            big = (r > 1.0) & (self.delta * np.log(np.maximum(r, 1.0)) > 7.0)
+            decay = np.where(big, 0.0, np.exp(-(np.where(big, 0.0, r) ** self.delta)))
+            g = self.Fc + (self.Fs - self.Fc) * decay
+            return np.clip(g * np.sign(x) + self.D * x, -FMAX, FMAX)
 
     def _phi_z_scalar(self, x: float, Z: float) -> float:
-        s = x / Z
+        s = x / Z  # may be ±inf for a tiny Z: then |s| > |p| and p (finite) is returned
         p = self._phi_scalar(x)
         return p if abs(s) > abs(p) else s  # eq. (46)
 
     def _phi_z_each(self, x, Z):
-        s = x / Z
+        with np.errstate(over="ignore"):
+            s = x / Z
         p = self._phi_each(x)
         return np.where(np.abs(s) > np.abs(p), p, s)
 
     def _phi_z_iso(self, x, Z):
-        r = math.sqrt(float(x @ x))
+        r = _sat(math.hypot(*x.tolist()))
         p = self._phi_scalar(r)
         if r / Z > p:  # eq. (57)
-            return x * (p / r)
+            if r <= 1e300 and p <= 1e300:
+                return x * (p / r)
+            _, u = _norm_dir(x)
+            return np.clip(u * p, -FMAX, FMAX)
         return x / Z
 
     def __repr__(self):
@@ -326,8 +409,14 @@ class AsymmetricFriction(FrictionLaw):
         self.size = named_sizes(Cp=self.Cp, Cn=self.Cn, bp=self.bp, bn=self.bn, Dp=self.Dp,
                                 Dn=self.Dn, dv=self.dv)
         # slopes of the transition segments (negative when static > kinetic: stiction)
-        self.sp = (self.Cp + self.bp * self.dv - self.Dp) / self.dv
-        self.sn = (self.Dn + self.Cn + self.bn * self.dv) / self.dv
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.sp = (self.Cp + self.bp * self.dv - self.Dp) / self.dv
+            self.sn = (self.Dn + self.Cn + self.bn * self.dv) / self.dv
+        for name, slope in (("positive", self.sp), ("negative", self.sn)):
+            if not np.all(np.isfinite(slope)):  # a parameter set that could overflow
+                raise ValueError(f"dv: the {name}-side transition slope (static - kinetic "
+                                 f"level)/dv is not a finite number for dv={self.dv!r}; "
+                                 "use a wider dv or smaller levels")
 
     def static_bounds(self):
         return self.Dn, self.Dp
@@ -361,15 +450,16 @@ class AsymmetricFriction(FrictionLaw):
 
     def _phi_scalar(self, x: float) -> float:
         if x > 0.0:
-            return self.Dp + self.sp * x if x < self.dv else self.Cp + self.bp * x
+            return self.Dp + self.sp * x if x < self.dv else _sat(self.Cp + self.bp * x)
         if x < 0.0:
-            return self.Dn + self.sn * x if x > -self.dv else -self.Cn + self.bn * x
+            return self.Dn + self.sn * x if x > -self.dv else _sat(-self.Cn + self.bn * x)
         return 0.0
 
     def _phi_each(self, x):
-        pos = np.where(x < self.dv, self.Dp + self.sp * x, self.Cp + self.bp * x)
-        neg = np.where(x > -self.dv, self.Dn + self.sn * x, -self.Cn + self.bn * x)
-        return np.where(x > 0.0, pos, np.where(x < 0.0, neg, 0.0))
+        with np.errstate(over="ignore", invalid="ignore"):
+            pos = np.where(x < self.dv, self.Dp + self.sp * x, self.Cp + self.bp * x)
+            neg = np.where(x > -self.dv, self.Dn + self.sn * x, -self.Cn + self.bn * x)
+            return np.clip(np.where(x > 0.0, pos, np.where(x < 0.0, neg, 0.0)), -FMAX, FMAX)
 
     def _phi_z_scalar(self, x: float, Z: float) -> float:
         s = x / Z
@@ -379,28 +469,28 @@ class AsymmetricFriction(FrictionLaw):
                 sp = -0.5 / Z
                 wp = (self.Dp - self.Cp) / (self.bp - sp)
             if x <= Z * self.Dp + wp * (1.0 + sp * Z):
-                return (self.Dp + sp * x) / (1.0 + sp * Z)
-            return (self.Cp + self.bp * x) / (1.0 + self.bp * Z)
+                return _lin_z(self.Dp, sp, x, Z)  # (Dp + sp x)/(1 + sp Z)
+            return _lin_z(self.Cp, self.bp, x, Z)  # (Cp + bp x)/(1 + bp Z)
         if s < self.Dn:
             sn, wn = self.sn, self.dv
             if 1.0 + sn * Z <= 0.0:
                 sn = -0.5 / Z
                 wn = (-self.Cn - self.Dn) / (self.bn - sn)
             if x >= Z * self.Dn - wn * (1.0 + sn * Z):
-                return (self.Dn + sn * x) / (1.0 + sn * Z)
-            return (-self.Cn + self.bn * x) / (1.0 + self.bn * Z)
+                return _lin_z(self.Dn, sn, x, Z)
+            return _lin_z(-self.Cn, self.bn, x, Z)
         return s
 
     def _phi_z_each(self, x, Z):
-        s = x / Z
-        sp, wp = self._segment(self.sp, self.Dp - self.Cp, self.bp, Z)
-        sn, wn = self._segment(self.sn, -self.Cn - self.Dn, self.bn, Z)
-        pos = np.where(x <= Z * self.Dp + wp * (1.0 + sp * Z),
-                       (self.Dp + sp * x) / (1.0 + sp * Z),
-                       (self.Cp + self.bp * x) / (1.0 + self.bp * Z))
-        neg = np.where(x >= Z * self.Dn - wn * (1.0 + sn * Z),
-                       (self.Dn + sn * x) / (1.0 + sn * Z),
-                       (-self.Cn + self.bn * x) / (1.0 + self.bn * Z))
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = x / Z
+            sp, wp = self._segment(self.sp, self.Dp - self.Cp, self.bp, Z)
+            sn, wn = self._segment(self.sn, -self.Cn - self.Dn, self.bn, Z)
+            pos = np.where(x <= Z * self.Dp + wp * (1.0 + sp * Z),
+                           _lin_z_each(self.Dp, sp, x, Z), _lin_z_each(self.Cp, self.bp, x, Z))
+            neg = np.where(x >= Z * self.Dn - wn * (1.0 + sn * Z),
+                           _lin_z_each(self.Dn, sn, x, Z),
+                           _lin_z_each(-self.Cn, self.bn, x, Z))
         return np.where(s > self.Dp, pos, np.where(s < self.Dn, neg, s))
 
     def __repr__(self):
@@ -433,18 +523,31 @@ class EllipticCoulomb(FrictionLaw):
         return 0.0, 0.0  # ‖Φ(x)‖ is constant along every ray: (56), (58) hold for any Z
 
     def _phi_iso(self, x):
-        w = self.F * x
-        n = math.sqrt(float(w @ w))
-        if n == 0.0:
-            return np.zeros_like(x)
-        return self.F * w / n
+        with np.errstate(over="ignore", under="ignore"):
+            w = self.F * x
+        n = math.hypot(*w.tolist())
+        if n == 0.0 or not n <= FMAX:  # Φ is homogeneous of degree 0 in x: rescale
+            m = float(np.max(np.abs(x)))
+            if m == 0.0:
+                return np.zeros_like(x)
+            w = self.F * (x / m)
+            if not w.any():  # F*x underflowed: rescale F as well
+                w = (self.F / float(np.max(self.F))) * (x / m)
+            _, u = _norm_dir(w)
+            return self.F * u
+        return self.F * (w / n)
 
     def _phi_z_iso(self, x, Z):
-        r = math.sqrt(float(x @ x))
+        r = math.hypot(*x.tolist())
+        if r == 0.0:
+            return x / Z
         p = self._phi_iso(x)
-        pn = math.sqrt(float(p @ p))
-        if r / Z > pn:  # eq. (59), first case
-            return p + (Z * pn / r) * (x * (pn / r) - p)
+        pn = _sat(math.hypot(*p.tolist()))
+        s = _sat(r) / Z
+        if s > pn:  # eq. (59), first case: p + (Z pn/r)(x pn/r − p), a convex combination
+            u = x / r if r <= FMAX else _norm_dir(x)[1]
+            with np.errstate(over="ignore"):
+                return np.clip(p + (pn / s) * (u * pn - p), -FMAX, FMAX)
         return x / Z
 
     def __repr__(self):
