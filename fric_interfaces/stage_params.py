@@ -18,7 +18,10 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     sim backend:   seed, sample, handle, hand_script, hand_location,
                    carriage_friction, sim_dt, carriage_mass, max_force, x_min, x_max,
                    force_noise, accel_noise, kp, kd
-    serial backend: port, baud, read_timeout, reconnect_period
+    serial backend: port, baud, read_timeout, reconnect_period,
+                   plausible_position_margin, plausible_velocity, plausible_force,
+                   plausible_acceleration (a CRC-valid state frame beyond them is rejected;
+                   position: [x_min - margin, x_max + margin])
     scheduling:    thread_priority (SCHED_FIFO 1-99, 0 off), cpu_affinity (read-only)
 
 The sim figures default to :class:`fric_core.stage.HapticStageSim`'s own defaults (paper 003's
@@ -122,6 +125,20 @@ SPECS = (
               unit="s", min=1e-3, max=10.0, read_only=True),
     ParamSpec("reconnect_period", 0.5, "retry period for opening a missing/failed port (serial)",
               unit="s", min=0.01, max=60.0, read_only=True),
+    # plausibility of CRC-valid state frames (serial): beyond these a frame is rejected as a
+    # value error (counted, logged, diagnostics), never published
+    ParamSpec("plausible_position_margin", 0.005, "a state frame's position must lie within "
+              "[x_min - margin, x_max + margin] (the end stops' bumpers give way by micrometres) "
+              "(serial)", unit="m", min=0.0, max=1.0, read_only=True),
+    ParamSpec("plausible_velocity", 5.0, "bound on a state frame's |velocity| (max_force over "
+              "the 3.2 cm travel reaches < 1 m/s) (serial)", unit="m/s", min=1e-3, max=1e3,
+              read_only=True),
+    ParamSpec("plausible_force", 100.0, "bound on a state frame's |force| and |motor_force| "
+              "(the 44.8 N load cell, the 9.48 N motor) (serial)", unit="N", min=1e-3, max=1e6,
+              read_only=True),
+    ParamSpec("plausible_acceleration", 1000.0, "bound on a state frame's |acceleration| (the "
+              "±50 g accelerometer reads up to 490 m/s^2) (serial)", unit="m/s^2", min=1e-3,
+              max=1e6, read_only=True),
 ) + SCHEDULING_SPECS
 
 

@@ -122,10 +122,10 @@ from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
 
 from ._node_util import Housekeeping, Ring, declare_params, run_node, sleep_ok, status, unused_overrides
-from .stage_protocol import (COMMAND_FRAME_SIZE, TYPE_STATE, Mode, StreamDecoder,
+from .stage_protocol import (COMMAND_FRAME_SIZE, TYPE_STATE, Mode, StateLimits, StreamDecoder,
                              encode_command)
 
-__all__ = ["HapticStage", "SerialLink", "shutdown", "main"]
+__all__ = ["HapticStage", "SerialLink", "state_limits", "shutdown", "main"]
 
 IDLE, FORCE, POSITION = int(Mode.IDLE), int(Mode.FORCE), int(Mode.POSITION)
 _MODE_NAMES = {IDLE: "idle", FORCE: "force", POSITION: "position"}
@@ -135,6 +135,16 @@ _SETTLE_S = 0.25  # lockstep start: discovery settling after the controller is s
 _EPOCH_WINDOW = 1000  # serial: frames per re-estimate of the device-to-wall offset
 _RTT_RING = 1024  # serial: command send times kept (by seq) for the round-trip latency
 _LIVE = ("command_timeout", "lockstep_timeout")
+
+
+def state_limits(values) -> StateLimits:
+    """The serial host's plausibility limits for state frames (docs/serial_protocol.md): the
+    travel ``[x_min, x_max]`` widened by ``plausible_position_margin``, and the
+    ``plausible_velocity``, ``plausible_force`` and ``plausible_acceleration`` bounds."""
+    m = float(values["plausible_position_margin"])
+    return StateLimits(float(values["x_min"]) - m, float(values["x_max"]) + m,
+                       float(values["plausible_velocity"]), float(values["plausible_force"]),
+                       float(values["plausible_acceleration"]))
 
 
 def _reason_of(err: InputError) -> str:
@@ -158,14 +168,14 @@ class SerialLink:
     """
 
     def __init__(self, port: str, baud: int, read_timeout: float, reconnect_period: float,
-                 on_frames, logger, wall_ns=time.time_ns):
+                 on_frames, logger, wall_ns=time.time_ns, limits: StateLimits | None = None):
         self.port, self.baud = port, int(baud)
         self.read_timeout = float(read_timeout)
         self.reconnect_period = float(reconnect_period)
         self._on_frames = on_frames
         self._log = logger
         self._wall_ns = wall_ns
-        self.decoder = StreamDecoder(accept=(TYPE_STATE,))
+        self.decoder = StreamDecoder(accept=(TYPE_STATE,), limits=limits)
         self._ser = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -320,10 +330,13 @@ class SerialLink:
             now = time.monotonic_ns()
             if data:
                 dec = self.decoder
-                g0 = dec.stats.garbage_bytes
+                g0, v0 = dec.stats.garbage_bytes, dec.stats.value_errors
                 frames = dec.feed(data)
                 if dec.stats.garbage_bytes != g0:
                     self.resyncs += 1
+                    if dec.stats.value_errors != v0:
+                        self._log.warning(f"{self.port}: rejected {dec.last_value_error}: not "
+                                          "published", throttle_duration_sec=1.0)
                 if frames:
                     self.last_frame_mono = now
                     if self.quiet:
@@ -436,6 +449,7 @@ class HapticStage(Node):
         self._prev_seq = None
         self._dev_timeouts = self._dev_rx_errors = self._dev_faults = 0
         self._dev_flags = 0
+        self._value_errors_seen = 0  # diagnostics: value errors up to the previous period
 
         # messages (reused every cycle)
         js = self._js = JointState()
@@ -501,7 +515,8 @@ class HapticStage(Node):
         else:
             self._link = SerialLink(values["port"], values["baud"], values["read_timeout"],
                                     values["reconnect_period"], self._on_frames,
-                                    self.get_logger(), self._wall_ns)
+                                    self.get_logger(), self._wall_ns,
+                                    limits=state_limits(values))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
         desc = (f"sim ({self._sim!r}, {self._spc} x {values['sim_dt']:g} s per cycle, hand "
@@ -1071,6 +1086,7 @@ class HapticStage(Node):
                        ("length errors", str(ds.length_errors)),
                        ("type errors", str(ds.type_errors)),
                        ("value errors", str(ds.value_errors)),
+                       ("last value error", link.decoder.last_value_error or "none"),
                        ("garbage bytes", str(ds.garbage_bytes)), ("resyncs", str(link.resyncs)),
                        ("duplicates", str(ds.duplicates)),
                        ("sequence resets", str(ds.seq_resets)),
@@ -1092,6 +1108,11 @@ class HapticStage(Node):
                     kv += [("command round trip p50 [ms]", f"{rtt[0] * 1e3:.3f}"),
                            ("command round trip p99 [ms]", f"{rtt[1] * 1e3:.3f}")]
                 link.rtt.clear()
+                new_values = ds.value_errors - self._value_errors_seen
+                self._value_errors_seen = ds.value_errors
+                if new_values:
+                    worse(DiagnosticStatus.WARN, f"{new_values} state frames with unusable "
+                          f"values rejected, last: {link.decoder.last_value_error}")
                 if not link.connected:
                     worse(DiagnosticStatus.ERROR, link.error or "serial port not open")
                 elif link.quiet:

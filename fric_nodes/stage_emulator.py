@@ -52,7 +52,7 @@ from fric_core.stage import HapticStageSim, OperatorHand
 from fric_interfaces.stage_params import HAND_STARTS
 
 from .stage_protocol import (DEFAULT_COMMAND_TIMEOUT_S, DEFAULT_RATE_HZ, TYPE_COMMAND, Mode,
-                             Status, StreamDecoder, encode_state)
+                             Status, StreamDecoder, encode_state, state_frame_bytes)
 
 __all__ = ["StageEmulator", "EmulatorStats", "main"]
 
@@ -125,6 +125,8 @@ class StageEmulator:
         self._garbage = bytearray()
         self._corrupt = 0
         self._drop = 0
+        self._override_n = 0
+        self._override: dict = {}
         self._pause_until = 0.0
         # pty and thread
         self._master: int | None = None
@@ -205,6 +207,20 @@ class StageEmulator:
         """Send the next ``n`` state frames with a wrong CRC."""
         with self._lock:
             self._corrupt += int(n)
+
+    _FIELDS = ("position", "velocity", "force", "acceleration", "motor_force")
+
+    def override_frames(self, n: int = 1, **values: float) -> None:
+        """Send the next ``n`` state frames with these field values (``position``, ``velocity``,
+        ``force``, ``acceleration``, ``motor_force``; any float32, NaN and infinities included)
+        and a valid CRC: a faulty device's implausible frames, e.g. ``position=3e38``."""
+        bad = [k for k in values if k not in self._FIELDS]
+        if bad:
+            raise ValueError(f"override_frames: unknown field(s) {bad}; the float fields are "
+                             f"{list(self._FIELDS)}")
+        with self._lock:
+            self._override_n = int(n)
+            self._override = {k: float(v) for k, v in values.items()}
 
     def drop_frames(self, n: int = 1) -> None:
         """Do not send the next ``n`` state frames (their sequence numbers are used: a gap)."""
@@ -347,8 +363,15 @@ class StageEmulator:
                 | (Status.TIMEOUT if late else 0)
                 | (Status.RX_ERROR if errs != self._rx_errors_seen else 0), mode)
             self._rx_errors_seen = errs
-            frame = encode_state(self._seq, round(r.t * 1e6), r.position, r.velocity, r.force,
-                                 r.acceleration, r.motor_force, self.ack, status)
+            if self._override_n > 0:
+                self._override_n -= 1
+                vals = dict(zip(self._FIELDS, (r.position, r.velocity, r.force, r.acceleration,
+                                               r.motor_force)), **self._override)
+                frame = state_frame_bytes(self._seq, round(r.t * 1e6), *vals.values(),
+                                          self.ack, status)
+            else:
+                frame = encode_state(self._seq, round(r.t * 1e6), r.position, r.velocity,
+                                     r.force, r.acceleration, r.motor_force, self.ack, status)
             self._seq += 1
             if self._drop > 0 or paused or self._master is None:
                 self._drop = max(0, self._drop - 1)

@@ -32,6 +32,7 @@ __all__ = [
     "COMMAND_FRAME_SIZE", "Mode", "Status", "StateFrame", "CommandFrame", "DecoderStats",
     "StreamDecoder", "ProtocolError", "crc16", "encode_state", "encode_command", "encode",
     "decode_frame", "DEFAULT_RATE_HZ", "DEFAULT_COMMAND_TIMEOUT_S", "MIN_BAUD_1KHZ",
+    "StateLimits", "state_frame_bytes",
 ]
 
 SYNC = b"\xa5\x5a"
@@ -200,6 +201,48 @@ def _check_values(ftype: int, values: tuple) -> str | None:
     return None
 
 
+class StateLimits(NamedTuple):
+    """Plausibility limits of a host for CRC-valid state frames: a frame whose position is
+    outside ``[position_min, position_max]`` or whose |velocity|, |force| (also the motor force)
+    or |acceleration| exceeds its bound is as unusable as a NaN (a firmware bug, a unit mix-up,
+    a corrupted buffer the CRC was computed over) and is rejected as a value error. The host
+    derives them from the stage's configured travel and sensible bounds (haptic_stage
+    parameters ``plausible_*``; docs/serial_protocol.md)."""
+
+    position_min: float  #: m
+    position_max: float  #: m
+    velocity: float  #: m/s, bound on |velocity|
+    force: float  #: N, bound on |force| and |motor_force|
+    acceleration: float  #: m/s², bound on |acceleration|
+
+    def check(self, position: float, velocity: float, force: float, acceleration: float,
+              motor_force: float) -> str | None:
+        """Why the (finite) values are implausible, naming the field, or None."""
+        if not self.position_min <= position <= self.position_max:
+            return (f"position {position:.6g} m outside the plausible "
+                    f"[{self.position_min:g}, {self.position_max:g}] m")
+        if not -self.velocity <= velocity <= self.velocity:
+            return f"velocity {velocity:.6g} m/s beyond the plausible ±{self.velocity:g} m/s"
+        if not -self.force <= force <= self.force:
+            return f"force {force:.6g} N beyond the plausible ±{self.force:g} N"
+        if not -self.acceleration <= acceleration <= self.acceleration:
+            return (f"acceleration {acceleration:.6g} m/s² beyond the plausible "
+                    f"±{self.acceleration:g} m/s²")
+        if not -self.force <= motor_force <= self.force:
+            return f"motor_force {motor_force:.6g} N beyond the plausible ±{self.force:g} N"
+        return None
+
+
+def state_frame_bytes(seq: int, time_us: int, position: float, velocity: float, force: float,
+                      acceleration: float, motor_force: float, ack: int, status: int) -> bytes:
+    """A CRC-valid state frame with any float32 values, NaN and infinities included (no checks;
+    :func:`encode_state` refuses those): what a faulty device could send, for tests and the
+    emulator's fault injection."""
+    payload = _STATE.pack(int(seq) & _U32, int(time_us) & _U32, position, velocity, force,
+                          acceleration, motor_force, int(ack) & _U32, int(status) & 0xFFFF)
+    return _frame(TYPE_STATE, payload)
+
+
 def decode_frame(data: bytes) -> Frame:
     """Decode exactly one complete frame; raise :class:`ProtocolError` saying what is wrong."""
     data = bytes(data)
@@ -240,7 +283,9 @@ class DecoderStats:
     length_errors: int = 0  #: a LEN byte that no frame type has, or that does not match the type
     crc_errors: int = 0  #: checksum mismatches
     type_errors: int = 0  #: CRC-valid frames of an unknown or unexpected type
-    value_errors: int = 0  #: CRC-valid frames with a non-finite float or an unknown mode
+    #: CRC-valid frames with a non-finite float, an unknown mode, or state values outside the
+    #: decoder's plausibility ``limits``
+    value_errors: int = 0
     seq_gaps: int = 0  #: times the sequence number jumped forward (frames lost in between)
     lost_frames: int = 0  #: frames missing in those gaps
     duplicates: int = 0  #: a frame repeating the previous sequence number
@@ -269,9 +314,18 @@ class StreamDecoder:
 
     Sequence numbers are tracked per type: each delivered frame carries ``lost``, the number of
     frames of its type missing just before it (sequence numbers are u32 and wrap).
+
+    ``limits`` (a :class:`StateLimits`, optional): CRC-valid state frames with implausible values
+    are rejected too, counted as value errors; :attr:`last_value_error` says why the latest
+    value error was rejected (naming the field and value).
     """
 
-    def __init__(self, accept=(TYPE_STATE, TYPE_COMMAND), max_buffer: int = 65536):
+    def __init__(self, accept=(TYPE_STATE, TYPE_COMMAND), max_buffer: int = 65536,
+                 limits: StateLimits | None = None):
+        if limits is not None and not isinstance(limits, StateLimits):
+            raise ValueError(f"limits: expected a StateLimits or None, got {limits!r}")
+        self.limits = limits
+        self.last_value_error = ""
         accept = tuple(int(a) for a in accept)
         for a in accept:
             if a not in _TYPES:
@@ -374,9 +428,14 @@ class StreamDecoder:
             values = s.unpack_from(buf, j + 4)
             i = end
             lost = self._sequence(ftype, values[0])
-            if _check_values(ftype, values) is not None:
+            why = _check_values(ftype, values)
+            if why is None and cls is StateFrame and self.limits is not None:
+                why = self.limits.check(values[2], values[3], values[4], values[5], values[6])
+            if why is not None:
                 st.value_errors += 1
                 st.garbage_bytes += end - j
+                self.last_value_error = f"state frame seq {values[0]}: {why}" \
+                    if cls is StateFrame else f"command frame seq {values[0]}: {why}"
                 continue
             st.frames += 1
             if cls is StateFrame:

@@ -624,6 +624,57 @@ def test_serial_faults_missing_port_garbage_crc_unplug_replug(world, tmp_path):
     assert abs(x[-1] - target) <= 3 * RES, x[-20:]
 
 
+def test_serial_state_frames_with_implausible_values_are_rejected(world, tmp_path):
+    """Issue 13 (6c): the device sends CRC-valid state frames with position 3e38 m, absurd
+    velocity/force/acceleration/motor force, NaN: each is rejected like any other bad frame —
+    counted as a value error, logged, WARN in diagnostics naming the field and value — and never
+    published on joint_states; the good frames around them are. Limits: the travel
+    [x_min, x_max] = [-0.016, 0.016] m widened by plausible_position_margin 0.005 m, and
+    plausible_velocity 5 m/s, plausible_force 100 N, plausible_acceleration 1000 m/s^2."""
+    link = tmp_path / "stage"
+    emu = StageEmulator(rate_hz=100.0, command_timeout=0.5, link=str(link), seed=1,
+                        carriage_friction=None, force_noise=0.0, accel_noise=0.0).start()
+    try:
+        # diagnostics only when the test asks (each period's count is read once)
+        node = world.make(backend="serial", port=str(link), rate=100.0, read_timeout=0.05,
+                          reconnect_period=0.05, diagnostics_period=60.0)
+        peer = world.peer("stage_test_plausible")
+        ex = world.executor
+
+        def run(seconds):
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                peer.send(0.003, topic="position")
+                spin_for(ex, 0.02)
+
+        assert spin_until(ex, lambda: len(peer.states) > 5, timeout=5.0)
+        run(0.3)
+        _local_diag(node)  # start a diagnostics period
+        bad = [dict(position=3e38), dict(position=-0.0215), dict(velocity=-1e30),
+               dict(force=1e20), dict(acceleration=5e3), dict(motor_force=-1e9),
+               dict(position=math.nan), dict(velocity=math.inf)]
+        n_states = len(peer.states)
+        for k, fields in enumerate(bad):
+            emu.override_frames(2, **fields)
+            run(0.1)
+            level, msg, d = _local_diag(node)
+            (field, value), = fields.items()
+            assert d["value errors"] == str(2 * (k + 1)), (fields, d)
+            assert level == DiagnosticStatus.WARN and "2 state frames with unusable values " \
+                "rejected" in msg and field in msg, (fields, msg)
+            assert field in d["last value error"], (fields, d["last value error"])
+            if k == 0:
+                assert "position 3e+38 m outside the plausible [-0.021, 0.021] m" in msg
+        run(0.2)
+        assert len(peer.states) > n_states + 60  # the good frames around them: published
+        _, x, v, f = peer.arrays()
+        assert np.all(np.abs(x) <= 0.016 + 1e-5) and np.all(np.abs(v) <= 5.0)
+        assert np.all(np.abs(f) <= 100.0)
+        assert abs(x[-1] - 0.003) <= 3 * RES  # still tracking over the link
+    finally:
+        emu.stop()
+
+
 # ------------------------------------------------------------------ accelerometer, hand_start
 def test_accelerometer_topic_is_the_sim_accelerometer_with_the_joint_states_stamp(world):
     """accelerometer (sensor_msgs/Imu): linear_acceleration.x is HapticStageSim's accelerometer

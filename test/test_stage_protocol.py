@@ -15,8 +15,8 @@ import pytest
 
 from fric_nodes.stage_protocol import (COMMAND_FRAME_SIZE, STATE_FRAME_SIZE, SYNC, TYPE_COMMAND,
                                        TYPE_STATE, CommandFrame, Mode, ProtocolError, StateFrame,
-                                       Status, StreamDecoder, crc16, decode_frame, encode,
-                                       encode_command, encode_state)
+                                       StateLimits, Status, StreamDecoder, crc16, decode_frame,
+                                       encode, encode_command, encode_state, state_frame_bytes)
 
 RNG = random.Random(20)
 
@@ -240,3 +240,37 @@ def test_reset_forgets_partial_frames_and_sequence():
     assert dec.pending == 0
     out = dec.feed(encode(random_state(9)))
     assert out[0].lost == 0  # no gap reported across a reconnect
+
+
+def test_crc_valid_frames_with_implausible_values_are_rejected_with_limits():
+    """Issue 13 (6c): a CRC-valid state frame with position 3e38 m (or an absurd velocity,
+    force, acceleration, motor force) is a bad frame for a host with plausibility limits:
+    counted as a value error, the reason naming the field, the neighbours delivered."""
+    limits = StateLimits(-0.021, 0.021, 5.0, 100.0, 1000.0)
+    good = dict(position=0.01, velocity=0.1, force=2.0, acceleration=-9.8, motor_force=4.0)
+    bad = [("position", 3e38), ("position", -0.0211), ("velocity", -5.5), ("force", 1e20),
+           ("acceleration", 1e4), ("motor_force", -101.0), ("position", math.nan),
+           ("velocity", math.inf)]
+    stream = b""
+    for k, (field, value) in enumerate(bad):
+        stream += state_frame_bytes(2 * k, 0, **good, ack=0, status=0)
+        stream += state_frame_bytes(2 * k + 1, 0, **dict(good, **{field: value}), ack=0,
+                                    status=0)
+    dec = StreamDecoder(accept=(TYPE_STATE,), limits=limits)
+    out, reasons = [], []
+    for i in range(0, len(stream), STATE_FRAME_SIZE):
+        n0 = dec.stats.value_errors
+        out += dec.feed(stream[i:i + STATE_FRAME_SIZE])
+        if dec.stats.value_errors != n0:
+            reasons.append(dec.last_value_error)
+    assert [f.seq for f in out] == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert dec.stats.value_errors == len(bad) and dec.stats.crc_errors == 0
+    for (field, value), why in zip(bad, reasons):
+        assert why.startswith(f"state frame seq ") and field in why, (field, why)
+    assert "position 3e+38 m outside the plausible [-0.021, 0.021] m" in reasons[0]
+    # the limits are inclusive, and without limits only non-finite values are refused
+    edge = state_frame_bytes(0, 0, 0.021, -5.0, 100.0, 1000.0, -100.0, 0, 0)
+    assert len(StreamDecoder(limits=limits).feed(edge)) == 1
+    assert len(StreamDecoder().feed(stream)) == len(bad) * 2 - 2
+    with pytest.raises(ValueError, match="limits"):
+        StreamDecoder(limits=(0, 1, 2, 3, 4))
