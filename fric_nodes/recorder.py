@@ -1,4 +1,5 @@
-"""``fric_recorder``: records a haptic run and writes ``run.npz``, plots and a summary.
+"""``fric_recorder``: records a haptic run to a ROS 2 bag as it goes, then writes a summary, plots
+and ``run.npz`` from the bag.
 
 Subscribes (topic names are parameters; an empty name switches a topic off)
 
@@ -10,12 +11,22 @@ Subscribes (topic names are parameters; an empty name switches a topic off)
 * ``wrench`` (geometry_msgs/WrenchStamped): force x (the load cell axis), stamp and receive time;
 * ``/haptic_stage/hand_force`` (std_msgs/Float64): the simulated operator's hand force.
 
+Every message goes to disk as it arrives, serialized as received (no deserialization in the
+callback): ``out_dir/run_bag/`` is a rosbag2 bag (MCAP storage, zstd-compressed chunks; the
+receive time is the bag's timestamp, wall clock in ns), readable by ``ros2 bag``, rosbags,
+Foxglove and ``fric identify``. Memory stays bounded however long the run: the MCAP writer holds
+one chunk (1 MiB of messages) before it goes to the file, plus one ~100-byte index entry per
+chunk written (about 30 kB per hour at 1 kHz). The recorder's parameters are in the bag's
+``custom_data`` (``fric_recorder``).
+
 It records for ``duration`` seconds of wall time (0: until SIGINT/SIGTERM, e.g. from the launch
-shutting down when the stage's run ends), then writes to ``out_dir``: ``run.npz`` (the raw arrays,
-:mod:`fric_nodes.run_report`), ``summary.json``, ``timeseries.png`` (position, velocity, rendered
-and hand force vs time) and ``force_velocity.png`` (rendered force vs velocity); it prints where
-they are and a short summary (:func:`fric_nodes.run_report.format_summary`), and exits 0 (1 if
-not a single ``joint_states`` message arrived).
+shutting down when the stage's run ends), closes the bag, then reads it back
+(:func:`fric_nodes.run_report.read_bag`; the last ``analysis_window`` seconds of a longer run)
+and writes to ``out_dir``: ``summary.json``, ``timeseries.png`` (position, velocity, rendered and
+hand force vs time), ``force_velocity.png`` (rendered force vs velocity) and ``run.npz`` (the
+analysed single-joint arrays, :mod:`fric_nodes.run_report`); it prints where they are and a short
+summary (:func:`fric_nodes.run_report.format_summary`), and exits 0 (1 if not a single
+``joint_states`` message with the joint arrived, or writing the bag failed).
 
 Subscriptions are BEST_EFFORT with a deep queue (``queue_depth``): like every fric reader they
 never slow the publishers down, and on loopback the deep queue loses nothing while the recorder
@@ -24,7 +35,8 @@ keeps up. Gaps would show as ``lost_states`` in the summary (from the stamps).
 
 from __future__ import annotations
 
-import array
+import json
+import shutil
 import signal
 import sys
 import time
@@ -36,16 +48,17 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray
 
 from fric_interfaces import names
-from fric_interfaces.parameters import ParamSpec, declare
+from fric_interfaces.parameters import ParamSpec
 
 from . import run_report
+from ._node_util import declare_params, init_ros
+from .user_errors import make_out_dir
 
-__all__ = ["Recorder", "main", "PARAMS"]
+__all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
 
 NODE_NAME = "fric_recorder"
 
@@ -85,117 +98,149 @@ PARAMS = (
     ParamSpec("wrench_topic", names.WRENCH, "", read_only=True),
     ParamSpec("hand_force_topic", "/haptic_stage/hand_force", "", read_only=True),
     ParamSpec("queue_depth", 2000, "subscription queue depth", min=1, read_only=True),
+    ParamSpec("bag_compression", "zstd", "compression of the bag's MCAP chunks",
+              choices=("zstd", "none"), read_only=True),
+    ParamSpec("analysis_window", 600.0, "the summary and plots cover the last this many "
+              "seconds of the recording (bounds the memory and time of the analysis at the end; "
+              "the bag has the whole run); 0 = all of it", unit="s", min=0.0, read_only=True),
 )
+
+#: the bag's directory in out_dir (the MCAP file inside it is run_bag/run_bag.mcap)
+BAG_NAME = "run_bag"
+
+#: (parameter, message class, ROS type name, run_report key) of the recorded topics
+_TOPICS = (("joint_states_topic", JointState, "sensor_msgs/msg/JointState", "joint_states"),
+           ("effort_topic", Float64MultiArray, "std_msgs/msg/Float64MultiArray", "effort"),
+           ("position_topic", Float64MultiArray, "std_msgs/msg/Float64MultiArray", "setpoint"),
+           ("wrench_topic", WrenchStamped, "geometry_msgs/msg/WrenchStamped", "wrench"),
+           ("hand_force_topic", Float64, "std_msgs/msg/Float64", "hand"))
+
+
+def _fresh_bag_dir(path: Path) -> None:
+    """Make room for a new bag at ``path``: a previous run's bag there (a directory holding
+    only metadata.yaml and the storage file) is replaced; anything else is an error."""
+    if not path.exists():
+        return
+    ours = {"metadata.yaml", f"{path.name}.mcap", f"{path.name}.db3"}
+    if path.is_dir() and {p.name for p in path.iterdir()} <= ours:
+        shutil.rmtree(path)
+        return
+    raise ValueError(f"out_dir: {path} exists and is not a bag written by {NODE_NAME}; "
+                     f"move it or choose another out_dir")
 
 
 class Recorder(Node):
-    """The recording node; :meth:`finish` writes the outputs."""
+    """The recording node: streams the subscribed topics into the bag; :meth:`close_bag` ends
+    it and :meth:`run_data` reads it back."""
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs):
         super().__init__(node_name, **kwargs)
+        self._writer = None
         try:
-            self.p = declare(self, PARAMS)
+            self.p = declare_params(self, PARAMS)
+            self._open_bag()
         except Exception:
+            self.close_bag()
             self.destroy_node()
             raise
         p = self.p
         self.t_start = time.monotonic()
-        self._joint = p["joint_name"]
-        self._ci = int(p["command_index"])
-        self._names = None
-        self._ji = -1
-        self._base_ns = None  # the first header stamp: stamps are stored relative to it
-        d = lambda: array.array("d")  # noqa: E731
-        self.arr = {k: d() for k in run_report.ARRAY_KEYS}
-        self.skipped = {"joint_states_without_joint": 0, "short_commands": 0}
+        self.write_error: str | None = None
         depth = int(p["queue_depth"])
         q = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
                        reliability=ReliabilityPolicy.BEST_EFFORT,
                        durability=DurabilityPolicy.VOLATILE)
-        topics = []
-        for key, typ, cb in (("joint_states_topic", JointState, self._on_js),
-                             ("effort_topic", Float64MultiArray, self._on_effort),
-                             ("position_topic", Float64MultiArray, self._on_setpoint),
-                             ("wrench_topic", WrenchStamped, self._on_wrench),
-                             ("hand_force_topic", Float64, self._on_hand)):
-            if p[key]:
-                self.create_subscription(typ, p[key], cb, q)
-                topics.append(self.resolve_topic_name(p[key]))
+        for i, (key, typ, _, _) in enumerate(_TOPICS):
+            if self._conns[i] is not None:
+                self.create_subscription(typ, p[key], self._make_callback(i), q, raw=True)
         self.get_logger().info(
-            f"recording joint {self._joint!r} from {', '.join(topics)}"
+            f"recording joint {p['joint_name']!r} from {', '.join(self.topics.values())}"
             + (f" for {p['duration']:g} s" if p["duration"] > 0 else " until shutdown")
-            + f"; output to {Path(p['out_dir']).resolve()}")
+            + f"; bag {self.bag_path.resolve()}")
 
-    # -- callbacks (one per message: append, nothing else) ------------------------------------
-    def _on_js(self, msg: JointState) -> None:
-        rx = time.monotonic()
-        nm = msg.name
-        if nm != self._names:
-            self._names = list(nm)
-            self._ji = self._names.index(self._joint) if self._joint in self._names else -1
-        i = self._ji
-        if i < 0 or len(msg.position) <= i or len(msg.velocity) <= i:
-            self.skipped["joint_states_without_joint"] += 1
-            return
-        a = self.arr
-        a["js_stamp"].append(self._stamp(msg.header.stamp))
-        a["js_rx"].append(rx)
-        a["js_position"].append(msg.position[i])
-        a["js_velocity"].append(msg.velocity[i])
-        a["js_effort"].append(msg.effort[i] if len(msg.effort) > i else float("nan"))
+    def _open_bag(self) -> None:
+        from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+        from rosbags.typesys import Stores, get_typestore
 
-    def _stamp(self, st) -> float:
-        """Seconds since the first stamp recorded (float64 keeps ns resolution that way)."""
-        ns = st.sec * 1_000_000_000 + st.nanosec
-        if self._base_ns is None:
-            self._base_ns = ns
-        return (ns - self._base_ns) * 1e-9
-
-    def _command(self, msg: Float64MultiArray, key: str) -> None:
-        rx = time.monotonic()
-        if len(msg.data) <= self._ci:
-            self.skipped["short_commands"] += 1
-            return
-        self.arr[key + "_rx"].append(rx)
-        self.arr[key].append(msg.data[self._ci])
-
-    def _on_effort(self, msg: Float64MultiArray) -> None:
-        self._command(msg, "effort")
-
-    def _on_setpoint(self, msg: Float64MultiArray) -> None:
-        self._command(msg, "setpoint")
-
-    def _on_wrench(self, msg: WrenchStamped) -> None:
-        rx = time.monotonic()
-        a = self.arr
-        a["wrench_stamp"].append(self._stamp(msg.header.stamp))
-        a["wrench_rx"].append(rx)
-        a["wrench"].append(msg.wrench.force.x)
-
-    def _on_hand(self, msg: Float64) -> None:
-        self.arr["hand_rx"].append(time.monotonic())
-        self.arr["hand"].append(msg.data)
-
-    # -- output --------------------------------------------------------------------------------
-    def run_data(self) -> run_report.RunData:
         p = self.p
-        meta = {k: p[k] for k in ("joint_name", "mode", "virtual_mass", "max_effort",
-                                  "encoder_resolution", "v_slide", "hand_script",
+        out = make_out_dir(p["out_dir"], "out_dir")  # ValueError: bad parameters, at start-up
+        self.bag_path = out / BAG_NAME
+        _fresh_bag_dir(self.bag_path)
+        store = get_typestore(Stores.ROS2_KILTED)
+        w = Writer(self.bag_path, version=Writer.VERSION_LATEST,
+                   storage_plugin=StoragePlugin.MCAP)
+        if p["bag_compression"] == "zstd":
+            w.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)
+        w.open()
+        self._writer = w
+        self._conns: list = []
+        self.topics: dict[str, str] = {}  # run_report key -> resolved topic name
+        for key, _, msgtype, rk in _TOPICS:
+            if not p[key]:
+                self._conns.append(None)
+                continue
+            topic = self.resolve_topic_name(p[key])
+            self._conns.append(w.add_connection(topic, msgtype, typestore=store))
+            self.topics[rk] = topic
+        self.counts = [0] * len(_TOPICS)
+
+    def _make_callback(self, i: int):
+        """The raw-message callback of topic ``i``: the serialized message as received goes
+        into the bag with the receive time (one write, no deserialization, no allocation
+        beyond the writer's chunk buffer)."""
+        conn, write, counts = self._conns[i], self._writer.write, self.counts
+
+        def on_message(data: bytes) -> None:
+            if self.write_error is not None:
+                return
+            try:
+                write(conn, time.time_ns(), data)
+            except (OSError, ValueError) as e:  # disk full, ...: stop recording, say why
+                self.write_error = f"writing {self.bag_path} failed: {e}"
+                self.get_logger().error(self.write_error + "; recording stopped")
+                return
+            counts[i] += 1
+        return on_message
+
+    def close_bag(self) -> None:
+        """Finish the bag on disk (idempotent): metadata.yaml, the MCAP summary, the
+        recorder's parameters in ``custom_data``."""
+        w, self._writer = self._writer, None
+        if w is None:
+            return
+        try:
+            w.set_custom_data(NODE_NAME, json.dumps(self.meta()))
+            w.close()
+        except Exception as e:  # noqa: BLE001 - reported, the rest of the bag stays on disk
+            self.write_error = self.write_error or f"closing {self.bag_path} failed: {e}"
+
+    def meta(self) -> dict:
+        p = self.p
+        meta = {k: p[k] for k in ("joint_name", "command_index", "mode", "virtual_mass",
+                                  "max_effort", "encoder_resolution", "v_slide", "hand_script",
                                   "hand_location", "hand_t0", "title")}
         meta["topics"] = {k: p[k] for k in ("joint_states_topic", "effort_topic",
                                             "position_topic", "wrench_topic",
                                             "hand_force_topic")}
-        meta["stamp_base_ns"] = self._base_ns
-        meta["skipped"] = dict(self.skipped)
-        meta["wall_time"] = time.monotonic() - self.t_start
-        return run_report.RunData({k: v for k, v in self.arr.items()}, meta)
+        meta["bag_topics"] = dict(getattr(self, "topics", {}))
+        meta["wall_time"] = time.monotonic() - getattr(self, "t_start", time.monotonic())
+        return meta
+
+    def message_counts(self) -> dict[str, int]:
+        """Messages written to the bag per topic (run_report keys)."""
+        return {rk: self.counts[i] for i, (_, _, _, rk) in enumerate(_TOPICS)
+                if self._conns[i] is not None}
+
+    def run_data(self) -> run_report.RunData:
+        """Close the bag and read the run back (the last ``analysis_window`` seconds)."""
+        self.close_bag()
+        return run_report.read_bag(self.bag_path, window=float(self.p["analysis_window"]))
 
 
 def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
-           log=print) -> tuple[int, list[Path]]:
-    """Write run.npz, summary.json and the plots; print where they are and the summary.
-    Returns (exit status, written paths)."""
-    import json
+           log=print, extra: dict | None = None) -> tuple[int, list[Path]]:
+    """Write run.npz, summary.json (with ``extra`` added, e.g. the bag's path) and the plots;
+    print where they are and the summary. Returns (exit status, written paths)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = [run_report.save_run(out / "run.npz", data)]
@@ -204,6 +249,7 @@ def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
             f"wrote the empty record {written[0].resolve()}")
         return 1, written
     summary = run_report.analyze(data)
+    summary.update(extra or {})
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=1) + "\n")
     written.append(p)
@@ -216,7 +262,8 @@ def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
 
 def main(args=None) -> int:
     argv = list(sys.argv[1:] if args is None else args)
-    rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
+    if not init_ros(NODE_NAME, argv):
+        return 1
     stop: list[int] = []
     old = {s: signal.signal(s, lambda n, _f: stop.append(n))
            for s in (signal.SIGINT, signal.SIGTERM)}
@@ -224,7 +271,7 @@ def main(args=None) -> int:
     try:
         try:
             node = Recorder()
-        except Exception as e:  # bad parameters
+        except ValueError as e:  # bad parameters, an out_dir that cannot be written
             print(f"{NODE_NAME}: bad parameters: {e}", file=sys.stderr)
             return 1
         # matplotlib's import takes a while: pay it now, not while the launch waits for us
@@ -239,25 +286,38 @@ def main(args=None) -> int:
         executor.add_node(node)
         duration = float(node.p["duration"])
         end = node.t_start + duration if duration > 0 else float("inf")
-        while not stop and rclpy.ok() and time.monotonic() < end:
+        while (not stop and rclpy.ok() and time.monotonic() < end
+               and node.write_error is None):
             executor.spin_once(timeout_sec=0.05)
         executor.remove_node(node)
         why = (f"signal {signal.Signals(stop[0]).name}" if stop else
-               "duration reached" if time.monotonic() >= end else "ROS shut down")
-        data = node.run_data()
-        out_dir, plots = node.p["out_dir"], node.p["plots"]
+               "duration reached" if time.monotonic() >= end else
+               "bag write failed" if node.write_error else "ROS shut down")
+        counts = node.message_counts()
+        node.close_bag()  # the whole run is safe on disk before the analysis starts
+        wall = node.meta()["wall_time"]
+        print(f"{NODE_NAME}: stopped ({why}) after {wall:.1f} s; "
+              + ", ".join(f"{n} {k}" for k, n in counts.items())
+              + f" messages in {node.bag_path.resolve()}", flush=True)
+        if node.write_error:
+            print(f"{NODE_NAME}: {node.write_error}", file=sys.stderr, flush=True)
+        out_dir, plots, write_error = node.p["out_dir"], node.p["plots"], node.write_error
+        bag, window = node.bag_path, float(node.p["analysis_window"])
         node.destroy_node()
         node = None
         rclpy.try_shutdown()
-        print(f"{NODE_NAME}: stopped ({why}) after {data.meta['wall_time']:.1f} s; "
-              f"{data.n_states} joint_states, {data.effort.size} effort and "
-              f"{data.setpoint.size} position commands, {data.wrench.size} wrenches, "
-              f"{data.hand.size} hand forces", flush=True)
-        status, _ = finish(data, out_dir, plots)
+        try:
+            data = run_report.read_bag(bag, window=window)
+        except ValueError as e:
+            print(f"{NODE_NAME}: cannot read back {bag}: {e}", file=sys.stderr)
+            return 1
+        status, _ = finish(data, out_dir, plots, extra={"bag": str(bag.resolve()),
+                                                        "bag_messages": counts})
         sys.stdout.flush()
-        return status
+        return 1 if write_error else status
     finally:
         if node is not None:
+            node.close_bag()
             node.destroy_node()
         rclpy.try_shutdown()
         for s, h in old.items():

@@ -1,11 +1,13 @@
-"""Analysis and plots of a recorded haptic run (what ``fric_recorder`` saves as ``run.npz``).
+"""Analysis and plots of a recorded haptic run (``fric_recorder``'s bag, read back by
+:func:`read_bag`, and the ``run.npz`` it saves of what it analysed).
 
-Pure numpy/matplotlib (Agg), no ROS: the recorder calls it after recording, and tests and
-``examples/haptic_demo.py`` call it on a saved file.
+Pure numpy/matplotlib (Agg) and rosbags, no ROS: the recorder calls it after recording, and tests
+and ``examples/haptic_demo.py`` call it on a saved file.
 
 ``run.npz`` holds float64 arrays (:data:`ARRAY_KEYS`; ``*_stamp``: header stamps in seconds since
-``meta["stamp_base_ns"]``, the first stamp recorded, so float64 keeps nanoseconds; ``*_rx``:
-receive times, monotonic seconds) and ``meta_json`` (the recorder's parameters and counters).
+``meta["stamp_base_ns"]``, the first stamp read, so float64 keeps nanoseconds; ``*_rx``:
+receive times, seconds since the first message read) and ``meta_json`` (the recorder's parameters
+and counters).
 
 Time base: the header stamps of ``joint_states`` (stage time; in ``sync: lockstep`` the stage's
 simulated time, so the analysis does not depend on how fast the loop ran). Unstamped messages
@@ -40,6 +42,7 @@ friction is recovered exactly wherever three consecutive setpoints were recorded
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import os
@@ -48,7 +51,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["RunData", "empty_arrays", "save_run", "load_run", "analyze", "format_summary",
+__all__ = ["RunData", "empty_arrays", "save_run", "load_run", "read_bag", "bag_meta", "analyze",
+           "format_summary",
            "plot_run", "sign_changes", "hand_from_script", "align_script"]
 
 #: arrays stored in run.npz (all float64, possibly empty)
@@ -95,6 +99,119 @@ def load_run(path: str | os.PathLike) -> RunData:
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta_json"])) if "meta_json" in z.files else {}
         return RunData({k: z[k] for k in ARRAY_KEYS if k in z.files}, meta)
+
+
+# -- the recorder's bag -------------------------------------------------------------------------
+#: the topics the recorder records, as read back: run_report key -> (message type, default topic)
+BAG_TOPICS = {"joint_states": ("sensor_msgs/msg/JointState", "/joint_states"),
+              "effort": ("std_msgs/msg/Float64MultiArray", "/effort_controller/commands"),
+              "setpoint": ("std_msgs/msg/Float64MultiArray", "/position_controller/commands"),
+              "wrench": ("geometry_msgs/msg/WrenchStamped", "/wrench"),
+              "hand": ("std_msgs/msg/Float64", "/haptic_stage/hand_force")}
+
+
+def bag_meta(path: str | os.PathLike) -> dict:
+    """The recorder's parameters stored in the bag's ``custom_data`` (``{}`` for another bag)."""
+    import yaml
+    try:
+        info = yaml.safe_load((Path(path) / "metadata.yaml").read_text(encoding="utf-8"))
+        text = (info["rosbag2_bagfile_information"].get("custom_data") or {})["fric_recorder"]
+        return dict(json.loads(text))
+    except (OSError, KeyError, TypeError, ValueError, yaml.YAMLError):
+        return {}
+
+
+def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
+             window: float = 0.0) -> RunData:
+    """The :class:`RunData` of a recorded bag (``fric_recorder``'s ``run_bag``, or any rosbag2
+    bag with these topics), read message by message: ``joint_states`` of ``meta["joint_name"]``
+    (found by name in every message), entry ``meta["command_index"]`` of the command arrays,
+    ``force.x`` of the wrench, the hand force. Receive times (``*_rx``) are the bag's
+    timestamps, in seconds since the first message read. ``meta`` defaults to the recorder's
+    parameters stored in the bag (:func:`bag_meta`).
+
+    ``window`` > 0 reads only the last ``window`` seconds (by bag timestamp) of a longer bag, so
+    the memory of the arrays (14 float64 per 1 kHz cycle: 67 MB for 600 s) and the read-back
+    time stay bounded however long the run was; ``meta["window"]`` then says what was read.
+    Messages without the joint, or commands too short for ``command_index``, are skipped and
+    counted in ``meta["skipped"]``. ``ValueError`` for a path that is not a readable bag."""
+    from rosbags.highlevel import AnyReader, AnyReaderError
+    from rosbags.typesys import Stores, get_typestore
+
+    path = Path(path)
+    meta = dict(bag_meta(path) if meta is None else meta)
+    joint = meta.get("joint_name", "stage_joint")
+    ci = int(meta.get("command_index", 0))
+    topics = meta.get("bag_topics") or {k: v[1] for k, v in BAG_TOPICS.items()}
+    store = get_typestore(Stores.ROS2_KILTED)
+    try:
+        reader = AnyReader([path], default_typestore=store)
+        reader.open()
+    except (AnyReaderError, OSError) as e:
+        raise ValueError(f"{path}: cannot open the bag: {e}") from None
+    a = {k: array.array("d") for k in ARRAY_KEYS}  # 8 bytes a value (a list: 32)
+    skipped = {"joint_states_without_joint": 0, "short_commands": 0}
+    try:
+        key_of = {}
+        for c in reader.connections:
+            for k, (msgtype, _) in BAG_TOPICS.items():
+                if topics.get(k) == c.topic and c.msgtype == msgtype:
+                    key_of[c.id] = k
+        conns = [c for c in reader.connections if c.id in key_of]
+        start = None
+        duration = (reader.end_time - reader.start_time) * 1e-9 if conns else 0.0
+        if window > 0.0 and duration > window:
+            start = reader.end_time - int(window * 1e9)
+            meta["window"] = {"analysed_s": window, "recorded_s": duration}
+        deser = reader.deserialize
+        base_rx = None
+        base_stamp = None
+        names, ji = None, -1
+        for conn, log_ns, raw in reader.messages(connections=conns, start=start):
+            if base_rx is None:
+                base_rx = log_ns
+            rx = (log_ns - base_rx) * 1e-9
+            k = key_of[conn.id]
+            msg = deser(raw, conn.msgtype)
+            if k == "joint_states":
+                if msg.name != names:
+                    names = list(msg.name)
+                    ji = names.index(joint) if joint in names else -1
+                if ji < 0 or len(msg.position) <= ji or len(msg.velocity) <= ji:
+                    skipped["joint_states_without_joint"] += 1
+                    continue
+                st = msg.header.stamp
+                ns = st.sec * 1_000_000_000 + st.nanosec
+                base_stamp = ns if base_stamp is None else base_stamp
+                a["js_stamp"].append((ns - base_stamp) * 1e-9)
+                a["js_rx"].append(rx)
+                a["js_position"].append(float(msg.position[ji]))
+                a["js_velocity"].append(float(msg.velocity[ji]))
+                a["js_effort"].append(float(msg.effort[ji]) if len(msg.effort) > ji
+                                      else math.nan)
+            elif k in ("effort", "setpoint"):
+                if len(msg.data) <= ci:
+                    skipped["short_commands"] += 1
+                    continue
+                a[k + "_rx"].append(rx)
+                a[k].append(float(msg.data[ci]))
+            elif k == "wrench":
+                st = msg.header.stamp
+                ns = st.sec * 1_000_000_000 + st.nanosec
+                base_stamp = ns if base_stamp is None else base_stamp
+                a["wrench_stamp"].append((ns - base_stamp) * 1e-9)
+                a["wrench_rx"].append(rx)
+                a["wrench"].append(float(msg.wrench.force.x))
+            else:
+                a["hand_rx"].append(rx)
+                a["hand"].append(float(msg.data))
+    finally:
+        reader.close()
+    meta["stamp_base_ns"] = base_stamp
+    meta["skipped"] = skipped
+    meta["bag"] = str(path)
+    return RunData({k: np.frombuffer(v, dtype=float) if len(v) else np.zeros(0)
+                    for k, v in a.items()}, meta)
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -397,9 +514,10 @@ def format_summary(summary: Mapping[str, Any]) -> str:
 
 # -- plots ------------------------------------------------------------------------------------
 def plot_run(data: RunData, out_dir: str | os.PathLike, summary: Mapping | None = None,
-             prefix: str = "") -> list[Path]:
+             prefix: str = "", max_points: int = 200_000) -> list[Path]:
     """Write ``<prefix>timeseries.png`` (position, velocity, rendered and hand force vs time) and
-    ``<prefix>force_velocity.png`` (rendered force vs velocity); returns their paths."""
+    ``<prefix>force_velocity.png`` (rendered force vs velocity); returns their paths. A run of
+    more than ``max_points`` states is plotted decimated (every k-th state)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -408,9 +526,14 @@ def plot_run(data: RunData, out_dir: str | os.PathLike, summary: Mapping | None 
     out_dir.mkdir(parents=True, exist_ok=True)
     s = _series(data)
     summary = summary if summary is not None else analyze(data)
-    t, x, v, rf = s["t"], s["position"], s["velocity"], s["rendered"]
     mode = data.meta.get("mode", "impedance")
     title = data.meta.get("title") or f"fric haptic run ({mode})"
+    step = max(1, -(-data.n_states // int(max_points)))
+    if step > 1:  # a long run: every step-th state (the summary used them all)
+        s = {k: (v[::step] if isinstance(v, np.ndarray) and v.size == data.n_states else v)
+             for k, v in s.items()}
+        title += f" (every {step}th state plotted)"
+    t, x, v, rf = s["t"], s["position"], s["velocity"], s["rendered"]
     paths = []
 
     fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
