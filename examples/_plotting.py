@@ -15,6 +15,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 import matplotlib  # noqa: E402
+import numpy as np  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402,F401  (re-exported for the scripts)
@@ -34,8 +35,98 @@ def parse_args(argv, description: str, quick: bool = False) -> argparse.Namespac
     return args
 
 
-def savefig(fig, out: Path, name: str) -> Path:
-    """Save ``fig`` as ``out/name`` (PNG), close it and print where it went."""
+def _display_points(artist, step_px: float = 2.0):
+    """The points an artist draws, in display pixels, its segments filled in every
+    ``step_px`` (so a line crossing a box without a vertex inside still hits it)."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    if isinstance(artist, Line2D):
+        polys = [artist.get_transform().transform(np.asarray(artist.get_xydata(), float))]
+    elif isinstance(artist, Patch):
+        polys = [np.asarray(p) for p in artist.get_path().to_polygons(artist.get_transform())]
+    elif isinstance(artist, PathCollection):
+        off = artist.get_offsets()
+        return artist.get_offset_transform().transform(np.asarray(off, float)) if len(off) \
+            else np.zeros((0, 2))
+    else:
+        return np.zeros((0, 2))
+    out = []
+    for p in polys:
+        p = p[np.all(np.isfinite(p), axis=1)]
+        if len(p) < 2:
+            out.append(p)
+            continue
+        seg = np.diff(p, axis=0)
+        n = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step_px)).astype(int)
+        frac = np.concatenate([np.arange(k) / k for k in n])
+        start = np.repeat(p[:-1], n, axis=0)
+        out.append(np.vstack([start + np.repeat(seg, n, axis=0) * frac[:, None], p[-1:]]))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def layout_problems(fig, tol_px: float = 1.0) -> list[str]:
+    """What makes ``fig`` hard to read, as drawn (Agg): an axes with data but no x or y label
+    (unless its tick labels are hidden, as for shared axes), data drawn outside its axes
+    (clipped: a curve running off the panel), a legend covering data of any axes. Data are the
+    axes' lines (including axvline/axhline), patches and scatter points; grid lines and the
+    legend's own handles are not. Returns one message per problem (empty: none)."""
+    fig.canvas.draw()
+    problems = []
+    data = []
+    for i, ax in enumerate(fig.axes):
+        artists = [a for a in list(ax.lines) + list(ax.patches) + list(ax.collections)
+                   if a.get_visible()]
+        if not artists:
+            continue                                   # e.g. a colour bar or an empty panel
+        name = ax.get_title() or f"axes {i}"
+        pts = [_display_points(a) for a in artists]
+        allp = np.vstack(pts) if pts else np.zeros((0, 2))
+        data.append((name, allp))
+        for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
+            ticks = getattr(ax, f"get_{axis}ticklabels")()
+            shown = any(t.get_visible() and t.get_text() for t in ticks)
+            if not label and shown:
+                problems.append(f"{name}: no {axis} label")
+        bb = ax.bbox
+        off = ((allp[:, 0] < bb.x0 - tol_px) | (allp[:, 0] > bb.x1 + tol_px)
+               | (allp[:, 1] < bb.y0 - tol_px) | (allp[:, 1] > bb.y1 + tol_px))
+        if off.any():
+            problems.append(f"{name}: {off.mean():.1%} of the drawn data outside the axes")
+    # axis labels and titles clear of the other panels
+    renderer = fig.canvas.get_renderer()
+    for i, ax in enumerate(fig.axes):
+        for text in (ax.xaxis.label, ax.yaxis.label, ax.title):
+            if not (text.get_visible() and text.get_text()):
+                continue
+            tb = text.get_window_extent(renderer)
+            for j, other in enumerate(fig.axes):
+                if j != i and other.get_visible() and tb.overlaps(other.bbox):
+                    problems.append(f"{text.get_text()!r} of {ax.get_title() or f'axes {i}'}"
+                                    f" overlaps {other.get_title() or f'axes {j}'}")
+    legends = [(ax.get_title() or f"axes {i}", ax.get_legend())
+               for i, ax in enumerate(fig.axes)] + [("figure", lg) for lg in fig.legends]
+    for owner, lg in legends:
+        if lg is None or not lg.get_visible():
+            continue
+        lb = lg.get_window_extent()
+        for name, allp in data:
+            inside = ((allp[:, 0] > lb.x0) & (allp[:, 0] < lb.x1)
+                      & (allp[:, 1] > lb.y0) & (allp[:, 1] < lb.y1))
+            if inside.any():
+                problems.append(f"legend of {owner} covers data of {name} "
+                                f"({int(inside.sum())} points)")
+    return problems
+
+
+def savefig(fig, out: Path, name: str, chk: "Checks | None" = None) -> Path:
+    """Save ``fig`` as ``out/name`` (PNG), close it and print where it went. With ``chk``, first
+    record a check that the figure reads well (:func:`layout_problems`)."""
+    if chk is not None:
+        problems = layout_problems(fig)
+        chk(f"{name}: axes labelled, data inside the axes, legends off the data", not problems,
+            "; ".join(problems[:4]) + (f" (+{len(problems) - 4} more)" if len(problems) > 4
+                                       else ""))
     path = Path(out) / name
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)

@@ -133,10 +133,13 @@ def check(chk: Checks, runs: dict) -> None:
             f"at rest in {rest[locked]:.0%} / {rest[free]:.0%} of the steps")
 
 
-def plot(runs: dict, gvs, name: str, title: str, out) -> object:
-    fig = plt.figure(figsize=(11, 7.5))
-    top = fig.add_gridspec(1, len(gvs), bottom=0.47, top=0.9)
-    bottom = fig.add_gridspec(1, 2, top=0.38, wspace=0.25)
+def plot(runs: dict, gvs, name: str, title: str, out, chk: Checks | None = None) -> object:
+    """Snapshots of the arm (top) and p_x, f_x over time (bottom): p_x over the whole run (the
+    arm pulls away to p_x ≈ −2 m after 2.5 s) and zoomed on the wall phase (0–2 s, where the
+    runs differ by centimetres); one legend for the bottom row, below it."""
+    fig = plt.figure(figsize=(12, 8.2))
+    top = fig.add_gridspec(1, len(gvs), bottom=0.5, top=0.9, wspace=0.3)
+    bottom = fig.add_gridspec(1, 3, top=0.4, bottom=0.12, wspace=0.42)
     colors = ("tab:blue", "tab:orange", "tab:red")
     for i, gv in enumerate(gvs):
         r = runs[gv]
@@ -151,24 +154,36 @@ def plot(runs: dict, gvs, name: str, title: str, out) -> object:
         ax.set_aspect("equal")
         ax.set_xlim(-0.3, 1.8)
         ax.set_ylim(-1.2, 1.2)
-        ax.set_title(f"$\\gamma_v$ = {list(gv)}", fontsize=9)
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_title(f"$\\gamma_v$ = {list(gv)}: arm (grey) and wall (red)", fontsize=9)
         ax.grid(alpha=0.3)
     ax_p = fig.add_subplot(bottom[0, 0])
-    ax_f = fig.add_subplot(bottom[0, 1])
+    ax_z = fig.add_subplot(bottom[0, 1])
+    ax_f = fig.add_subplot(bottom[0, 2])
+    t = runs[gvs[0]]["t"]
+    at_wall = t <= 2.0
     for c, gv in zip(colors, gvs):
         r = runs[gv]
         ax_p.plot(r["t"], r["px"], color=c, lw=1.2, label=f"$\\gamma_v$ = {list(gv)}")
-        ax_f.plot(r["t"], r["fx"], color=c, lw=1.2, label=f"$\\gamma_v$ = {list(gv)}")
-    ax_p.plot(runs[gvs[0]]["t"], runs[gvs[0]]["wx"], "k--", lw=0.8, label="wall $w_x$")
-    ax_p.set_ylim(0.9, 1.6)
+        ax_z.plot(r["t"][at_wall], r["px"][at_wall], color=c, lw=1.2)
+        ax_f.plot(r["t"], r["fx"], color=c, lw=1.2)
+    ax_p.plot(t, runs[gvs[0]]["wx"], "k--", lw=0.8, label="wall $w_x$")
+    ax_z.plot(t[at_wall], runs[gvs[0]]["wx"][at_wall], "k--", lw=0.8)
+    ax_p.set_title("whole run", fontsize=9)
+    ax_z.set_title("at the wall, 0–2 s (zoom)", fontsize=9)
+    ax_f.set_title("wall force", fontsize=9)
     ax_p.set_ylabel("end-effector $p_x$ [m]")
+    ax_z.set_ylabel("end-effector $p_x$ [m]")
     ax_f.set_ylabel("wall force $f_x$ [N]")
-    for ax in (ax_p, ax_f):
+    for ax in (ax_p, ax_z, ax_f):
         ax.set_xlabel("time t [s]")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    handles, labels = ax_p.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8,
+               bbox_to_anchor=(0.5, 0.0), frameon=False)
     fig.suptitle(title, fontsize=10)
-    return savefig(fig, out, name)
+    return savefig(fig, out, name, chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -180,9 +195,10 @@ def run(out, quick: bool = False) -> Checks:
     check(chk, runs)
     sub = "$\\gamma_u$ = [0.1, 0.1], m = 1 kg m², D = 5 N m s/rad, K = 1e4 N/m, h = 1 ms"
     chk.pngs.append(plot(runs, FIG11, "fig11_transmission_arm.png",
-                         "Fig. 11: snapshots every 0.3 s (t < 2 s), $p_x$ and $f_x$\n" + sub, out))
+                         "Fig. 11: snapshots every 0.3 s (t < 2 s), $p_x$ and $f_x$\n" + sub, out,
+                         chk))
     chk.pngs.append(plot(runs, FIG12, "fig12_transmission_arm.png",
-                         "Fig. 12: one self-locking joint\n" + sub, out))
+                         "Fig. 12: one self-locking joint\n" + sub, out, chk))
     return chk
 
 
