@@ -76,7 +76,7 @@ def mode_frequencies(theta) -> np.ndarray:
     return np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(H, K * np.eye(2))).real))
 
 
-def plot(ki: dict, lu: dict, pe: dict, out):
+def plot(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
     fig, axes = plt.subplots(2, 2, figsize=(12, 7.5))
     tt = np.linspace(0.0, ki["t"][-1], 4000)
     tq = np.array([paper_torques(s) for s in tt])
@@ -115,11 +115,11 @@ def plot(ki: dict, lu: dict, pe: dict, out):
                  f"K = {K:g} N m/rad, B = {JOINT_FRICTION['B']} N m s/rad, F = {F} N m",
                  fontsize=11)
     fig.tight_layout()
-    return savefig(fig, out, "modular_two_link.png")
+    return savefig(fig, out, "modular_two_link.png", chk)
 
 
-def plot_hold(ki: dict, lu: dict, pe: dict, out):
-    fig, axes = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
+def plot_hold(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
+    fig, axes = plt.subplots(2, 1, figsize=(12, 6.5), sharex=True)
     for j, c in ((0, "tab:blue"), (1, "tab:red")):
         s = ki["t"] >= T_HOLD
         ref = ki["theta"][s, j][0]
@@ -138,9 +138,9 @@ def plot_hold(ki: dict, lu: dict, pe: dict, out):
     axes[1].set_xlabel("time [s]")
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the data
     fig.tight_layout()
-    return savefig(fig, out, "modular_two_link_hold.png")
+    return savefig(fig, out, "modular_two_link_hold.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -209,8 +209,8 @@ def run(out, quick: bool = False) -> Checks:
         f"{pdiff.max():.2e} rad vs travel {travel.min():.3f} rad")
     chk("penalty-based holds still too (θ − e fixed to 1e-9 rad)", np.all(pe_anchor < 1e-9),
         f"{pe_anchor.max():.1e} rad")
-    chk.pngs.append(plot(ki, lu, pe, out))
-    chk.pngs.append(plot_hold(ki, lu, pe, out))
+    chk.pngs.append(plot(ki, lu, pe, out, chk))
+    chk.pngs.append(plot_hold(ki, lu, pe, out, chk))
     return chk
 
 
