@@ -312,8 +312,8 @@ def compare_fn2(chk: Checks, label: str, pair: dict) -> None:
             f"{dy * 1e6:.3f} um, {dth:.1e} rad")
 
 
-def plot_fn2(pairs2: dict, out) -> object:
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+def plot_fn2(pairs2: dict, out, chk: Checks | None = None) -> object:
+    fig, axes = plt.subplots(3, 1, figsize=(10.5, 8), sharex=True)
     colors = ("tab:blue", "tab:green", "tab:red", "tab:purple")
     for (label, pair), c in zip(pairs2.items(), colors):
         for name, ls in (("distributed", "-"), ("reduced", "--")):
@@ -329,46 +329,73 @@ def plot_fn2(pairs2: dict, out) -> object:
     for ax, lab in zip(axes, ("CoM y [mm]", "θ [deg]", "grip force [N]")):
         ax.set_ylabel(lab)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    # legends beside the panels: the slip curves fill the panels' corners
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[2].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes[-1].set_xlabel("time [s]")
     fig.suptitle("Figs. 27, 29, 31: in-hand slip-stick with the second grip profile f_N,2",
                  fontsize=10)
-    return savefig(fig, out, "planar_in_hand_fn2.png")
+    fig.tight_layout()
+    return savefig(fig, out, "planar_in_hand_fn2.png", chk)
 
 
-def plot_snapshots(pairs: dict, out) -> object:
-    """Fig. 26: the object (0.15 × 0.08 m, centred on its CoM) at five instants on the pads."""
+def _object_corners(x: np.ndarray) -> np.ndarray:
+    """Corners (4, 2) of the 0.15 × 0.08 m object at pose x = [x, y, θ] (centred on its CoM)."""
+    c, sn = np.cos(x[2]), np.sin(x[2])
+    local = np.array([[-0.075, -0.04], [0.075, -0.04], [0.075, 0.04], [-0.075, 0.04]])
+    return x[:2] + local @ np.array([[c, sn], [-sn, c]])
+
+
+def plot_snapshots(pairs: dict, out, chk: Checks | None = None) -> object:
+    """Fig. 26: the object (0.15 × 0.08 m, centred on its CoM) at five instants on the pads.
+    The panels share limits that contain every snapshot; one legend below them."""
     from matplotlib.patches import Circle, Rectangle
     labels = [lab for lab in ("case 1, circle", "case 2, circle", "case 2, gradient line")
               if lab in pairs]
-    fig, axes = plt.subplots(1, len(labels), figsize=(5.0 * len(labels), 4.2), squeeze=False)
+    shots = {}
+    for label in labels:
+        for name in ("distributed", "reduced"):
+            t = pairs[label][name]["t"]
+            shots[label, name] = [min(int(round(w / (t[1] - t[0]))), t.size - 1)
+                                  for w in np.linspace(0.0, t[-1], 5)]
+    pts = np.vstack([_object_corners(pairs[lab][nm]["x"][k]) for (lab, nm), ks in shots.items()
+                     for k in ks] + [pairs[lab][nm]["x"][:, :2] for lab in labels
+                                     for nm in ("distributed", "reduced")])
+    lo, hi = pts.min(axis=0) - 0.01, pts.max(axis=0) + 0.01
+    fig, axes = plt.subplots(1, len(labels), figsize=(4.6 * len(labels), 5.0), squeeze=False)
     for ax, label in zip(axes[0], labels):
         for name, ls in (("distributed", "-"), ("reduced", "--")):
             pair_r = pairs[label][name]
             t, x = pair_r["t"], pair_r["x"]
-            ax.plot(x[:, 0], x[:, 1], ls=ls, color="0.3", lw=1.0, label=f"CoM, {name}")
-            for i, when in enumerate(np.linspace(0.0, t[-1], 5)):
-                k = min(int(round(when / (t[1] - t[0]))), t.size - 1)
+            ax.plot(x[:, 0], x[:, 1], ls=ls, color="0.3", lw=1.0, label=f"CoM path, {name}")
+            for i, k in enumerate(shots[label, name]):
                 c = plt.cm.viridis(i / 4.0)
                 ax.add_patch(Rectangle((x[k, 0] - 0.075, x[k, 1] - 0.04), 0.15, 0.08,
                                        angle=np.degrees(x[k, 2]), rotation_point="center",
                                        fill=False, ls=ls, color=c, lw=1.5 if ls == "-" else 1.0,
-                                       label=f"t = {t[k]:.2f} s" if name == "distributed"
+                                       label=f"object at t = {t[k]:.2f} s" if name == "distributed"
                                        else None))
         ax.add_patch(Circle((0.0, 0.0), 0.01, color="tab:brown", alpha=0.5, label="pad"))
         ax.set_aspect("equal")
-        ax.set_xlim(-0.12, 0.12)
-        ax.set_ylim(-0.16, 0.06)
-        ax.set_title(f"{label} (solid: distributed, dashed: reduced)", fontsize=9)
+        ax.set_xlim(lo[0], hi[0])
+        ax.set_ylim(lo[1], hi[1])
+        ax.set_title(f"{label}\n(solid: distributed, dashed: reduced)", fontsize=9)
         ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.xaxis.set_major_locator(plt.MaxNLocator(5))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, loc="lower left")
-    axes[0, 0].set_ylabel("y [m]")
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    order = [i for i, n in enumerate(names) if n.startswith("CoM")] + \
+        [i for i, n in enumerate(names) if not n.startswith("CoM")]
+    handles, names = [handles[i] for i in order], [names[i] for i in order]
+    fig.legend(handles, names, loc="lower center", ncol=4, fontsize=7, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Fig. 26: in-hand slip-stick snapshots, f_N = 1.73 + 0.91 sin 4πt N", fontsize=10)
-    return savefig(fig, out, "planar_in_hand_snapshots.png")
+    fig.tight_layout(rect=(0.0, 0.1, 1.0, 1.0))
+    return savefig(fig, out, "planar_in_hand_snapshots.png", chk)
 
 
-def plot_cases(pairs: dict, out) -> object:
+def plot_cases(pairs: dict, out, chk: Checks | None = None) -> object:
     n = len(pairs)
     fig, axes = plt.subplots(4, n, figsize=(3.6 * n, 9), sharex=True, squeeze=False)
     for j, (label, pair) in enumerate(pairs.items()):
@@ -383,17 +410,20 @@ def plot_cases(pairs: dict, out) -> object:
         axes[3, j].set_xlabel("time [s]")
         for ax in axes[:, j]:
             ax.grid(alpha=0.3)
-        axes[0, j].legend(fontsize=7)
-    for i, lab in enumerate(("CoM y [mm]", "θ [deg]", "pad $f_y$ [N]", "pad τ [mN m]")):
-        axes[i, 0].set_ylabel(lab)
+        for i, lab in enumerate(("CoM y [mm]", "θ [deg]", "pad $f_y$ [N]", "pad τ [mN m]")):
+            axes[i, j].set_ylabel(lab)      # every column: the cases' ranges differ
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=2, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Sec. VI-C, Figs. 27–32: in-hand slip-stick, 0.2 kg object in a parallel "
                  "gripper, f_N = 1.73 + 0.91 sin 4πt N (100 Hz)\ndistributed 21×21 vs reduced "
                  "(limit surface), both Elasto-Plastic", fontsize=10)
-    return savefig(fig, out, "planar_in_hand.png")
+    fig.tight_layout(rect=(0.0, 0.03, 1.0, 1.0))
+    return savefig(fig, out, "planar_in_hand.png", chk)
 
 
-def plot_hertz(res: dict, out) -> object:
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+def plot_hertz(res: dict, out, chk: Checks | None = None) -> object:
+    fig, axes = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
     styles = {"distributed": dict(lw=2.0), "reduced": dict(lw=1.2, ls="--")}
     colors = {"k=2": "tab:blue", "k=2fN": "tab:red"}
     for (k, name), r in res.items():
@@ -405,11 +435,12 @@ def plot_hertz(res: dict, out) -> object:
     for ax, lab in zip(axes, ("CoM y [mm]", "θ [deg]", "pad τ [mN m]")):
         ax.set_ylabel(lab)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes[-1].set_xlabel("time [s]")
     fig.suptitle("Figs. 34–35: in-hand slip-stick with Hertz-like pads (45)–(46), "
                  "a = 6 mm·f_N^(1/3), case 2", fontsize=10)
-    return savefig(fig, out, "planar_in_hand_hertz.png")
+    fig.tight_layout()
+    return savefig(fig, out, "planar_in_hand_hertz.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -451,10 +482,10 @@ def run(out, quick: bool = False) -> Checks:
         compare_fn2(chk, label, pairs2[label])
     hertz = run_hertz(n_cells, DURATION_CASE2_QUICK if quick else duration, with_k_fn=not quick)
     check_hertz(chk, hertz)
-    chk.pngs.append(plot_cases(pairs, out))
-    chk.pngs.append(plot_snapshots(pairs, out))
-    chk.pngs.append(plot_fn2(pairs2, out))
-    chk.pngs.append(plot_hertz(hertz, out))
+    chk.pngs.append(plot_cases(pairs, out, chk))
+    chk.pngs.append(plot_snapshots(pairs, out, chk))
+    chk.pngs.append(plot_fn2(pairs2, out, chk))
+    chk.pngs.append(plot_hertz(hertz, out, chk))
     return chk
 
 
