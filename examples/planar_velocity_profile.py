@@ -18,9 +18,14 @@ What is printed and checked, per surface:
   ellipsoid approximation" for every surface);
 * during the pure rotation about the CoP (0.6–0.8 s, ω = 1 rad/s, v = 0) the distributed model
   is at the steady state (11)–(14) computed here independently from the pressure grid; the
-  tangential force vanishes for the symmetric surfaces but not for the gradient line, where it
-  is ≈ μ f_N/9 (Fig. 16); the limit-surface model reproduces it, the ellipsoid cannot (always
-  zero, Sec. V-B).
+  tangential force vanishes for the symmetric surfaces but not for the gradient line (Fig. 16:
+  μ f_N/9 for the continuous ramp, μ f_N/11 for the authors' 21-cell ramp); the limit-surface
+  model reproduces the bilinear steady state (23) it samples, the ellipsoid cannot (always zero,
+  Sec. V-B).
+
+Surfaces and profile are the authors' (``circle``: 317 cells; ``line`` and ``gradient_line``
+along y, the gradient's heavy end at +y; ``fig5_twist`` = their ``vel_num_cells``), so the
+panels compare one to one with the paper's Figs. 5, 13, 17 and 19.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ import numpy as np
 from _plotting import Checks, parse_args, plt, savefig
 from fric_core.planar import (FIG5_DURATION, TABLE_I, DistributedLuGre, EllipsoidLimitSurface,
                               LimitSurfaceTable, ReducedLuGre, circle, fig5_twist, gradient_line,
-                              line, non_convex_1, non_convex_2, normalized_rmse, simulate, square)
+                              line, non_convex_1, non_convex_2, normalized_rmse, simulate, square,
+                              steady_state_wrench)
 
 SIZE = 0.02          # contact side / circle diameter [m] (Table III; Fig. 5: radius 10 mm)
 N_CELLS = 21         # Table III
@@ -108,12 +114,12 @@ def check(chk: Checks, name: str, r: dict) -> None:
     # distributed one; its normalised RMSE at 21×21 cells is of the order of the distributed
     # model's own discretisation error (Figs. 9 and 36: ~1e-2, largest for line shapes because
     # of the distributed model's force steps). 3 % bounds that level for every surface (we
-    # measure 0.1–1.3 %).
+    # measure 0.1–2.1 %, the gradient line largest as in Fig. 22).
     chk(f"{name}: limit-surface reduced model within the paper's error level (normalised "
         f"RMSE < 0.03 in f_t and tau)", max(e_red) < 0.03,
         f"{e_red[0]:.4f}, {e_red[1]:.4f}")
     # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 5× the corrected
-    # model's worst (measured max(e_ell)/max(e_red) = 7.4–25.4×, the line and gradient line
+    # model's worst (measured max(e_ell)/max(e_red) = 6.8–24.4×, the line and gradient line
     # lowest) — far outside the resolution noise of either; the same bound as
     # test/test_planar_reduced.py.
     chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 5x)",
@@ -134,22 +140,34 @@ def check(chk: Checks, name: str, r: dict) -> None:
             f" distributed and limit surface)", ft["dist"] < 1e-6 and ft["red"] < 1e-6,
             f"{ft['dist']:.1e}, {ft['red']:.1e} N")
     if name == "gradient line":
-        # Fig. 16: with Coulomb friction the continuum value is μ_C f_N (5/9 − 4/9) = f_N/9; on
-        # 21 cells with Stribeck g ≥ μ_C near the CoP and σ2 the discrete value differs by a
-        # few % (the direct sum above is exact for the grid): allow 10 % to the continuum.
-        chk("gradient line: pure rotation about the CoP gives |f_t| = mu f_N/9 (Fig. 16) "
-            "within 10 %", abs(ft["dist"] - 1.0 / 9.0) < 0.1 / 9.0, f"{ft['dist']:.4f} N")
-        # the pre-computed limit surface carries the offset: within 5 % of the distributed one
-        # (its table is bilinear in (θ, ϕ); the pure rotation is a table node, ϕ = 0)
-        chk("gradient line: limit-surface model reproduces the tangential force (within 5 %)",
-            abs(ft["red"] - ft["dist"]) < 0.05 * ft["dist"], f"{ft['red']:.4f} N")
+        # Fig. 16: with Coulomb friction a rotation about the CoP gives μ_C f_N times the load
+        # imbalance about it: 5/9 − 4/9 = 1/9 for the continuous ramp. The authors' 21 cells carry
+        # 1, 2, …, 21 (/231) with the CoP 10/3 cells from the centre, so the 7 cells beyond it
+        # carry 126/231 and the 14 others 105/231: exactly μ_C f_N/11 = 0.0909 N. With Stribeck
+        # g ≥ μ_C near the CoP and σ2 the value differs by a few % (measured −3.8 %; the direct
+        # sum above is exact for the grid): allow 10 % to μ_C f_N/11.
+        chk("gradient line: pure rotation about the CoP gives |f_t| = mu f_N/11 (Fig. 16, the "
+            "authors' 21-cell ramp) within 10 %", abs(ft["dist"] - 1.0 / 11.0) < 0.1 / 11.0,
+            f"{ft['dist']:.4f} N")
+        # the pre-computed limit surface carries the offset. It samples the bilinear steady
+        # state (23) — the CoR replaced by the corners of its cell — which removes the
+        # distributed model's discrete force steps (Sec. VI-A, Fig. 19: "the reduced model does
+        # not exhibit the effect of discrete force steps"); here the CoP lies 1/3 cell inside
+        # its cell, so (23) gives ≈ μ f_N/9 while the cell-centred sum gives μ f_N/11. The pure
+        # rotation is a table node (ϕ = 0): the model must reproduce (23) within 5 % (measured
+        # 0.6 %).
+        expect_bl = steady_state_wrench(r["surface"], [0.0, 0.0, 1.0], PARAMS, bilinear=True)
+        ft_bl = float(np.hypot(*expect_bl[:2]))
+        chk("gradient line: limit-surface model reproduces the tangential force of the bilinear "
+            "steady state (23) it samples (within 5 %)",
+            abs(ft["red"] - ft_bl) < 0.05 * ft_bl, f"{ft['red']:.4f} vs {ft_bl:.4f} N")
         chk("gradient line: ellipsoid gives exactly zero tangential force (Sec. V-B)",
             ft["ell"] < 1e-12, f"{ft['ell']:.1e} N")
 
 
-def plot_surface(name: str, r: dict, out) -> object:
+def plot_surface(name: str, r: dict, out, chk: Checks | None = None) -> object:
     t = r["t"]
-    fig, axes = plt.subplots(4, 1, figsize=(9, 9), sharex=True)
+    fig, axes = plt.subplots(4, 1, figsize=(11, 9), sharex=True)
     tw = r["twist"]
     axes[0].plot(t, tw[:, 0] * 1e3, label="$v_x$ [mm/s]")
     axes[0].plot(t, tw[:, 1] * 1e3, label="$v_y$ [mm/s]")
@@ -166,17 +184,19 @@ def plot_surface(name: str, r: dict, out) -> object:
         ax.set_ylabel(labels[i])
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))   # beside the data
+    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes[-1].set_xlabel("time [s]")
     e, ee = r["e_red"], r["e_ell"]
     fig.suptitle(f"Fig. 5 profile on the {name} contact (Figs. 5, 13, 17, 19–21), f_N = 1 N\n"
                  f"normalised RMSE: limit surface ({e[0]:.4f}, {e[1]:.4f}), "
                  f"ellipsoid ({ee[0]:.4f}, {ee[1]:.4f})", fontsize=10)
+    fig.tight_layout()
     fname = "planar_velocity_profile_" + name.replace(" ", "_").replace("-", "_") + ".png"
-    return savefig(fig, out, fname)
+    return savefig(fig, out, fname, chk)
 
 
-def plot_boxplot(results: dict, out) -> object:
+def plot_boxplot(results: dict, out, chk: Checks | None = None) -> object:
     fig, axes = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
     names = list(results)
     pos_red = np.arange(len(names)) * 3.0
@@ -197,9 +217,10 @@ def plot_boxplot(results: dict, out) -> object:
         ax.legend([b1["boxes"][0], b2["boxes"][0]], ["limit surface", "ellipsoid"], fontsize=8)
     axes[1].set_xticks(pos_red + 0.5)
     axes[1].set_xticklabels(names)
+    axes[1].set_xlabel("contact surface (Fig. 8)")
     fig.suptitle("Fig. 22: reduced model error against the distributed model on the Fig. 5 "
                  "profile\n(boxes Q1–Q3, whiskers Q1 − 1.5 IQR … Q3 + 1.5 IQR)", fontsize=10)
-    return savefig(fig, out, "planar_velocity_profile_boxplot.png")
+    return savefig(fig, out, "planar_velocity_profile_boxplot.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -220,8 +241,8 @@ def run(out, quick: bool = False) -> Checks:
               f"{np.array2string(q_red[1], precision=4)} | "
               f"{np.array2string(q_ell[1], precision=4)}")
     for name, r in results.items():
-        chk.pngs.append(plot_surface(name, r, out))
-    chk.pngs.append(plot_boxplot(results, out))
+        chk.pngs.append(plot_surface(name, r, out, chk))
+    chk.pngs.append(plot_boxplot(results, out, chk))
     return chk
 
 
