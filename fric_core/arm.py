@@ -141,6 +141,11 @@ class ArmState(NamedTuple):
     well_posed: bool  #: (57) held in this step
     iterations: int  #: axproj solver iterations in this step
     converged: bool  #: axproj met its tolerance
+    #: joints held by their end stop in this step (hard stops, ``GearedArm(lower=, upper=)``):
+    #: the stop's impulse acted, the joint ends exactly at its limit
+    at_stop: np.ndarray | None = None
+    #: the end stops' joint-side impulses (N m s) in this step, + pushing towards +q
+    stop_impulse: np.ndarray | None = None
 
 
 class GearedArm:
@@ -159,10 +164,29 @@ class GearedArm:
     ``on_ill_posed``: ``"warn"`` (default: one :class:`IllPosedWarning`, every violation counted
     in ``ill_posed_steps``), ``"raise"`` (``ValueError`` before the state changes) or
     ``"ignore"``.
+
+    ``lower``, ``upper`` (per joint, ±inf for none; default none): **hard end stops**, rigid
+    unilateral constraints ``lower ≤ q ≤ upper`` on the joint outputs (a URDF's position
+    limits). The implicit-Euler way to hold a unilateral constraint is at the velocity level of
+    the same step (Moreau's time-stepping; Stewart & Trinkle): after (69f), a joint whose
+    ``q + h v`` would pass its limit gets the stop's impulse p (joint side, through the whole
+    inertia M̂ of (69a): rotor and output are one body through the gear, so the output's stop
+    stops the rotor too), chosen so that it lands exactly on the limit — an inelastic impact,
+    v = (limit − q)/h, 0 once it rests there — while the other joints take the impulse's
+    reaction through M̂⁻¹; joints held by static friction in (69f) stay held (v exactly 0, the
+    friction takes the reaction: exact for self-locking joints, which hold any load from the
+    arm). The impulses solve the small system ``(M̂⁻¹)_KK p_K = v_K − v_target,K`` on the
+    constrained set K, with each stop only pushing (a stop that would pull is released: the
+    joint leaves it). The joint then never passes its limit, for any finite input: the result
+    is clipped to ``[lower, upper]`` (its velocity with it) against round-off. The friction
+    inside the impact step is that of (69f) before the impulse (an operator splitting: the
+    friction of the step, then the impact), so a stop's reaction on a neighbour that slips
+    is not loaded through that neighbour's gear in that one step.
     """
 
     def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,
-                 q0=None, v0=None, tol: float = 1e-12, on_ill_posed: str = "warn"):
+                 q0=None, v0=None, tol: float = 1e-12, on_ill_posed: str = "warn",
+                 lower=None, upper=None):
         names = tuple(dynamics.joint_names)
         n = int(dynamics.n)
         if len(names) != n:
@@ -182,6 +206,17 @@ class GearedArm:
             raise ValueError(f"on_ill_posed: expected 'warn', 'raise' or 'ignore', got "
                              f"{on_ill_posed!r}")
         self.on_ill_posed = on_ill_posed
+        lo = np.full(n, -np.inf) if lower is None else np.array(lower, dtype=float).reshape(-1)
+        hi = np.full(n, np.inf) if upper is None else np.array(upper, dtype=float).reshape(-1)
+        if lo.shape != (n,) or hi.shape != (n,) or np.isnan(lo).any() or np.isnan(hi).any():
+            raise ValueError(f"lower, upper: expected {n} limits each (one per joint "
+                             f"{list(names)}; ±inf for none), without NaN")
+        if (lo >= hi).any():
+            j = names[int(np.flatnonzero(lo >= hi)[0])]
+            raise ValueError(f"lower: the lower limit of joint {j} is not below its upper limit")
+        self.lower, self.upper = lo, hi
+        self._stops = bool(np.isfinite(lo).any() or np.isfinite(hi).any())
+        self.stop_steps = 0  # steps in which an end stop acted
         self._q0 = np.zeros(n) if q0 is None else per_joint("q0", q0, names)
         self._v0 = np.zeros(n) if v0 is None else per_joint("v0", v0, names)
         self._solver = AxprojSolver(n, tol=tol)
@@ -377,12 +412,75 @@ class GearedArm:
                                      f"(residual {r.residual:.3g}, sigma_max(P) = {smax:.4g})")
         v_new = v_star - y                                                        # (69f)
         v_new[stuck] = 0.0
-        self._q = q + h * v_new                                                   # (69g)
+        at_stop = impulse = None
+        if self._stops:
+            q_new = q + h * v_new
+            if ((q_new > self.upper) | (q_new < self.lower)).any():
+                v_new, q_new, at_stop, impulse = self._end_stops(q, v_new, stuck, Minv, h)
+                self.stop_steps += 1
+            self._q = q_new
+        else:
+            self._q = q + h * v_new                                               # (69g)
         self._v = v_new
         self.steps += 1
         self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
-                               it, conv)
+                               it, conv, at_stop, impulse)
         return v_new.copy()
+
+    def _end_stops(self, q: np.ndarray, v: np.ndarray, stuck: np.ndarray, Minv: np.ndarray,
+                   h: float):
+        """The hard end stops' impulses (class docstring): returns (v, q, at_stop, impulse)."""
+        lo, hi = self.lower, self.upper
+        n = self.n
+        contact = np.zeros(n, bool)
+        target = np.zeros(n)
+        sign = np.zeros(n)  # the direction a stop pushes: -1 from the upper, +1 from the lower
+        p_full = np.zeros(n)
+        v_out = v
+
+        def engage(mask, qn):
+            up = mask & (qn > hi)
+            dn = mask & (qn < lo)
+            target[up] = (hi[up] - q[up]) / h
+            target[dn] = (lo[dn] - q[dn]) / h
+            sign[up], sign[dn] = -1.0, 1.0
+            contact[up | dn] = True
+
+        engage(np.ones(n, bool), q + h * v)
+        for _ in range(2 * n + 2):
+            K = contact | stuck
+            idx = np.flatnonzero(K)
+            rhs = v[idx] - np.where(contact[idx], target[idx], 0.0)
+            try:
+                p = np.linalg.solve(Minv[np.ix_(idx, idx)], rhs)
+            except np.linalg.LinAlgError:
+                break
+            # the impulse on joint i is -p_i (v_out = v - Minv p): a stop only pushes
+            pulls = contact[idx] & (-p * sign[idx] < 0.0)
+            if pulls.any():
+                contact[idx[pulls]] = False
+                continue
+            v_out = v - Minv[:, idx] @ p
+            p_full.fill(0.0)
+            p_full[idx] = -p
+            p_full[~contact] = 0.0  # a held joint's share is its static friction's, not a stop's
+            free = ~K
+            qn = q + h * v_out
+            new = free & ((qn > hi) | (qn < lo))
+            if not new.any():
+                break
+            engage(new, qn)
+        v_out = np.array(v_out, dtype=float)
+        v_out[contact] = target[contact]
+        v_out[stuck & ~contact] = 0.0
+        # never past a limit, whatever the round-off (or a failed solve): clip, velocity with it
+        q_new = q + h * v_out
+        clipped = (q_new > hi) | (q_new < lo)
+        if clipped.any():
+            q_new = np.minimum(np.maximum(q_new, lo), hi)
+            v_out[clipped] = (q_new[clipped] - q[clipped]) / h
+        q_new[contact] = np.where(sign[contact] < 0.0, hi[contact], lo[contact])
+        return v_out, q_new, contact | clipped, p_full
 
     def _ill_posed(self, smax: float) -> None:
         msg = (f"GearedArm: sigma_max(P) = {smax:.4g} >= 1 at q = {np.round(self._q, 4).tolist()}"
@@ -398,7 +496,12 @@ class GearedArm:
 
 
 class EndStops:
-    """Joint position limits as one-sided spring-dampers acting on the joints (a joint-side load:
+    """Soft joint position limits, an alternative to :class:`GearedArm`'s hard stops (``lower``,
+    ``upper``; what ``transmission_sim`` uses): a compliant bumper that a large enough torque
+    pushes through (the penetration under a steady torque τ is τ / K, below), so it bounds the
+    travel only for torques of the order of K × the tolerated penetration.
+
+    Joint position limits as one-sided spring-dampers acting on the joints (a joint-side load:
     pass :meth:`torque` as ``tau_load`` to :meth:`GearedArm.step`, so the stop's torque goes
     through the transmission like any load from the arm: a self-locking joint is not pushed
     back by its stop, its actuator is stopped by it).

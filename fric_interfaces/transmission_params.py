@@ -15,7 +15,7 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     damping            double[]  joint viscosity D [N m s/rad]
     gravity            double[3] [m/s²]
     initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
-    enforce_joint_limits bool    the URDF position limits are end stops (else only reported)
+    enforce_joint_limits bool    the URDF position limits are hard end stops (else only reported)
     rate               double    internal step rate, 1/h (69) [Hz]
     sync               string    realtime | as_fast_as_possible
     duration, command_timeout, marker_frame, marker_rate, diagnostics_period
@@ -65,8 +65,9 @@ SPECS = (
               read_only=True),
     ParamSpec("initial_positions", [], "joint positions at start, one per joint in joint_names "
               "order ([] = all 0)", unit="rad", read_only=True, list_of=float),
-    ParamSpec("enforce_joint_limits", True, "the URDF's position limits are end stops (stiff "
-              "one-sided spring-dampers); false: only reported", read_only=True),
+    ParamSpec("enforce_joint_limits", True, "the URDF's position limits are hard end stops "
+              "(unilateral constraints: a joint never passes its limit); false: only reported",
+              read_only=True),
     ParamSpec("rate", 1000.0, "internal step rate 1/h; one joint_states per step", unit="Hz",
               min=1.0, max=20000.0, read_only=True),
     ParamSpec("sync", "realtime", "realtime: steps follow the wall clock; as_fast_as_possible: "
@@ -141,7 +142,8 @@ def build_arm(values: Mapping[str, Any]) -> GearedArm:
             raise ValueError(f"initial_positions: joint(s) {out} start outside their URDF "
                              "limits (enforce_joint_limits is true)")
     try:
-        return GearedArm(dyn, gu, gv, m, damping=d, q0=q0, on_ill_posed="ignore")
+        stops = dict(lower=dyn.lower, upper=dyn.upper) if values["enforce_joint_limits"] else {}
+        return GearedArm(dyn, gu, gv, m, damping=d, q0=q0, on_ill_posed="ignore", **stops)
     except ValueError as e:
         msg = str(e)
         if msg.startswith("m:"):

@@ -16,7 +16,10 @@ algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-
   stuck joints, joints in their end stops, rejected inputs, solver failures).
 
 Inputs that cannot be used (wrong length, non-finite entries, an unknown wrench frame) are
-rejected with a count, a log line and a diagnostics WARN, and change nothing. A step the core
+rejected with a count, a log line and a diagnostics WARN, and change nothing. A torque beyond the
+joint's URDF effort limit (``<limit effort=...>``; none when it is 0 or absent) is clipped to it,
+as the actuator saturates: a throttled log line, the clipped commands counted in diagnostics
+(WARN in the period they came) and the clipped torque on ``joint_states.effort``. A step the core
 cannot take (singular inertia at the current q, a non-finite result) holds the arm at rest where
 it is and is reported as ERROR: joint_states never carry NaN. σ_max(P) ≥ 1 (ill-posed, (57))
 is an ERROR in diagnostics; the step still runs (the projection's best effort). Bad parameters
@@ -27,10 +30,11 @@ Sync: ``realtime`` — a wall-clock timer at ``rate`` runs the steps due (50 ms 
 only. Command age (``command_timeout``) is measured in simulated time. ``duration`` > 0: exit 0
 when the simulated time reaches it.
 
-Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are end stops,
-stiff one-sided spring-dampers acting as a joint-side load through the transmission
-(:class:`fric_core.arm.EndStops`: a self-locking joint's actuator is stopped by its stop, the
-stop never pushes a self-locking joint back); otherwise they are only reported.
+Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are hard end
+stops, unilateral constraints solved in the implicit step (:class:`fric_core.arm.GearedArm`'s
+``lower``/``upper``: the stop's impulse makes a joint land exactly on its limit, an inelastic
+impact, and holds it there; a joint never passes its limit for any finite input); otherwise they
+are only reported.
 """
 
 from __future__ import annotations
@@ -49,7 +53,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
-from fric_core.arm import EndStops
 from fric_interfaces.transmission_params import SPECS, build_arm, well_posedness
 
 from ._node_util import Housekeeping, declare_params, run_node, sleep_ok, status, unused_overrides
@@ -88,8 +91,13 @@ class TransmissionSim(Node):
         self._cmd_step = None  # step index of the latest valid command
         self._wrench = None  # (6,) world axes, applied in the step
         self._wrench_ee = None  # (6,) in ee_frame axes when the latest wrench came in that frame
-        self._stops = (EndStops(dyn.lower, dyn.upper, self.h, self.joint_names)
-                       if v["enforce_joint_limits"] else None)
+        self._enforce = bool(v["enforce_joint_limits"])
+        # actuator saturation: the URDF effort limits (0, absent or non-finite: no limit)
+        eff = np.asarray(getattr(dyn, "effort", np.full(n, np.inf)), dtype=float)
+        self._effort = np.where(np.isfinite(eff) & (eff > 0.0), eff, np.inf)
+        self._clipped = 0  # commands with an entry beyond the effort limit (clipped)
+        self._clipped_period = 0
+        self._clipped_last = ""
         self._wrench_frame_default = v["wrench_frame"]
         self._rejected: dict[str, int] = {}
         self._rejected_last = ""
@@ -139,7 +147,19 @@ class TransmissionSim(Node):
         except InputError as e:
             self._reject(f"command {e.kind}", f"effort command {e}")
             return
-        self._tau[:] = tau
+        lim = self._effort
+        if (np.abs(tau) > lim).any():
+            over = np.abs(tau) > lim
+            self._clipped += 1
+            self._clipped_period += 1
+            self._clipped_last = ", ".join(
+                f"{j} {t:.6g} N m to {np.copysign(e, t):g}"
+                for j, t, e in zip(self.joint_names, tau[over], lim[over]))
+            self.get_logger().warning(f"effort command beyond the URDF effort limit, clipped: "
+                                      f"{self._clipped_last}", throttle_duration_sec=1.0)
+            np.clip(tau, -lim, lim, out=self._tau)
+        else:
+            self._tau[:] = tau
         self._cmd_step = self.steps
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
@@ -176,10 +196,8 @@ class TransmissionSim(Node):
         q_prev = self.arm.q
         if self._wrench_ee is not None:
             self._wrench = self._world_wrench()
-        load = (self._stops.torque(q_prev, self.arm.v, self.arm.effective_inertia)
-                if self._stops is not None else None)
         try:
-            self.arm.step(tau, self.h, wrench=self._wrench, tau_load=load)
+            self.arm.step(tau, self.h, wrench=self._wrench)
             ok = np.isfinite(self.arm.q).all() and np.isfinite(self.arm.v).all()
             if not ok:
                 self._last_error = "non-finite step result"
@@ -299,11 +317,17 @@ class TransmissionSim(Node):
         if self._timed_out:
             worse(DiagnosticStatus.WARN, "command timeout: zero actuator torque")
         lo, hi = self.arm.dynamics.lower, self.arm.dynamics.upper
-        outside = [j for j, a, b, x in zip(self.joint_names, lo, hi, q) if not a <= x <= b]
-        if outside and self._stops is not None:
-            worse(DiagnosticStatus.WARN, f"in the end stop (URDF limit): {outside}")
-        elif outside:
-            worse(DiagnosticStatus.WARN, f"beyond the URDF limits (not enforced): {outside}")
+        if self._enforce:
+            at = [j for j, a, b, x in zip(self.joint_names, lo, hi, q) if x <= a or x >= b]
+            if at:
+                worse(DiagnosticStatus.WARN, f"in the end stop (URDF limit): {at}")
+        else:
+            outside = [j for j, a, b, x in zip(self.joint_names, lo, hi, q) if not a <= x <= b]
+            if outside:
+                worse(DiagnosticStatus.WARN, f"beyond the URDF limits (not enforced): {outside}")
+        if self._clipped_period:
+            worse(DiagnosticStatus.WARN, f"{self._clipped_period} effort commands clipped at "
+                  f"the URDF effort limit, last: {self._clipped_last}")
         eta_f, eta_b = self.arm.efficiencies
         kv = [("simulated time [s]", f"{self.steps * self.h:.4f}"), ("steps", str(self.steps)),
               ("sigma_max(P)", f"{smax:.6g}"), ("sigma_max(P) at start", f"{self._smax0:.6g}"),
@@ -312,6 +336,8 @@ class TransmissionSim(Node):
               ("unconverged steps", str(self.arm.unconverged_steps)),
               ("failed steps", str(self._step_errors)),
               ("command timeouts", str(self._timeouts)),
+              ("effort commands clipped", str(self._clipped)),
+              ("end-stop steps", str(self.arm.stop_steps)),
               ("rejected inputs", str(sum(self._rejected.values())))]
         kv += [(f"rejected {k}", str(c)) for k, c in sorted(self._rejected.items())]
         for i, j in enumerate(self.joint_names):
@@ -321,8 +347,9 @@ class TransmissionSim(Node):
                    (f"{j} rho_hat", f"{rho[i]:.6g}"),
                    (f"{j} backdrivable", str(bool(self.arm.backdrivable[i]))),
                    (f"{j} stuck", str(bool(st.stuck[i]))),
+                   (f"{j} effort limit [N m]", f"{self._effort[i]:g}"),
                    (f"{j} position [rad]", f"{q[i]:+.6f}")]
-        self._rejected_period = 0
+        self._rejected_period = self._clipped_period = 0
         return status(f"{self.get_fully_qualified_name()}: arm", ",".join(self.joint_names),
                       level, problems, "ok", kv)
 

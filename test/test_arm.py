@@ -351,3 +351,49 @@ def test_set_state_keeps_the_counters():
     assert arm.ill_posed_steps == 1 and arm.q[0] == 0.2 and arm.v[0] == 0.0
     with pytest.raises(ValueError, match="q"):
         arm.set_state([np.nan], [0.0])
+
+
+def test_hard_end_stop_is_an_inelastic_impact_on_one_joint():
+    # Issue 13 (item 4). A frictionless 2-joint arm (gamma 0: no transmission friction) with a
+    # coupled constant inertia, joint1 thrown at its upper stop. A stop acts on joint1 alone, so
+    # the impulse changes only joint1's generalised momentum: (M^ v)_2 is the same before and
+    # after the impact (nothing else acts), joint1 ends exactly on its limit at rest relative to
+    # it, and the kinetic energy does not grow (inelastic).
+    M = np.array([[2.0, 0.7], [0.7, 1.0]])
+    m = 0.5
+    h = 1e-3
+    arm = GearedArm(ConstantInertia(M), 0.0, 0.0, m, lower=[-1.0, -10.0], upper=[0.1, 10.0],
+                    q0=[0.0, 0.0], v0=[3.0, -1.0])
+    Mhat = M + m * np.eye(2)
+    before = None
+    for _ in range(100):
+        p_before, e_before = Mhat @ arm.v, 0.5 * arm.v @ Mhat @ arm.v
+        arm.step([0.0, 0.0], h)
+        if arm.state.at_stop is not None and arm.state.at_stop[0]:
+            before = (p_before, e_before)
+            break
+    assert before is not None, arm.q
+    assert arm.q[0] == 0.1  # exactly on the limit, never past it
+    # the step lands it: v1 = (limit - q1_prev) / h; the next step it rests (v1 = 0)
+    p_after = Mhat @ arm.v
+    assert p_after[1] == pytest.approx(before[0][1], rel=1e-12)
+    assert 0.5 * arm.v @ Mhat @ arm.v <= before[1]
+    assert arm.state.stop_impulse[0] < 0.0 and arm.state.stop_impulse[1] == 0.0
+    arm.step([0.0, 0.0], h)
+    assert arm.q[0] == 0.1 and arm.v[0] == 0.0
+    assert (Mhat @ arm.v)[1] == pytest.approx(before[0][1], rel=1e-12)
+
+
+@pytest.mark.parametrize("tau", [[1e300, -1e300], [1e6, 1e6], [-1e200, 1e200]])
+def test_hard_end_stops_hold_for_any_finite_torque(tau):
+    # gears with friction (joint1 self-locking), coupled inertia: never past a limit, finite
+    arm = GearedArm(ConstantInertia([[2.0, 0.7], [0.7, 1.0]]), [0.1, 0.0], [1.2, 0.3], 1.0,
+                    lower=[-1.0, -2.0], upper=[1.5, 0.5], on_ill_posed="ignore")
+    for k in range(300):
+        arm.step(tau if k < 200 else [0.0, 0.0], 1e-3)
+        q = arm.q
+        assert np.all(q >= arm.lower) and np.all(q <= arm.upper), q
+        assert np.isfinite(arm.v).all()
+    assert np.all((q == arm.lower) | (q == arm.upper)), q  # both driven into a stop, held
+    with pytest.raises(ValueError, match="lower"):
+        GearedArm(ConstantInertia([[1.0]]), 0.0, 0.0, 1.0, lower=[1.0], upper=[0.0])

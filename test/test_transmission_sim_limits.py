@@ -1,0 +1,125 @@
+"""transmission_sim (issue 13, item 4): torques beyond the URDF effort limits are clipped (and
+reported), and the URDF position limits hold for every finite input — found with a real node
+process over loopback DDS, as here.
+
+Before the fix, ``effort_controller/commands`` ``[1e300, -1e300]`` for 0.5 s left joint_states
+finite but at |q| = 1.45e294 rad (limits ±3.1416) for good, and ``[1e6, 1e6]`` pushed a joint
+1.7 rad past its end stop: the stops were explicit spring-dampers tuned for modest torques, and
+nothing limited the torque.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from fric_interfaces import names, qos
+
+ROOT = Path(__file__).resolve().parents[1]
+RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
+LIMIT = 3.1416  # urdf/planar_2link.urdf: both joints, lower = -3.1416, upper = 3.1416
+EFFORT = 1000.0  # and effort="1000" [N m]
+ROTOR = 5.0  # config/arm_transmission.yaml: rotor_inertia 5 kg m^2 per joint
+
+
+class _Peer:
+    def __init__(self):
+        self.node = n = rclpy.create_node("transmission_limits_peer")
+        self.q, self.v, self.effort, self.diags = [], [], [], []
+        n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
+        n.create_subscription(DiagnosticArray, names.DIAGNOSTICS, self.diags.append, RELIABLE)
+        self.pub = n.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS, qos.CONTROL_PUB)
+        self.ex = SingleThreadedExecutor()
+        self.ex.add_node(n)
+
+    def _on_state(self, m):
+        self.q.append(list(m.position))
+        self.v.append(list(m.velocity))
+        self.effort.append(list(m.effort))
+
+    def run(self, seconds, tau=None, period=0.01):
+        end = time.monotonic() + seconds
+        nxt = 0.0
+        while time.monotonic() < end:
+            if tau is not None and time.monotonic() >= nxt:
+                self.pub.publish(Float64MultiArray(data=[float(t) for t in tau]))
+                nxt = time.monotonic() + period
+            self.ex.spin_once(timeout_sec=0.002)
+
+    def messages(self):
+        return [st.message for d in self.diags for st in d.status
+                if st.name.endswith(": arm")]
+
+    def close(self):
+        self.ex.remove_node(self.node)
+        self.node.destroy_node()
+
+
+def test_effort_clipped_and_end_stops_hold_for_any_finite_torque_over_dds(ros):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args", "--params-file",
+         str(ROOT / "config/arm_transmission.yaml"), "-p", "diagnostics_period:=0.2"],
+        cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    peer = _Peer()
+    try:
+        end = time.monotonic() + 20.0
+        while not peer.q and time.monotonic() < end and proc.poll() is None:
+            peer.run(0.1)
+        assert peer.q, "no joint_states from the node"
+        # the finding: [1e300, -1e300] for 0.5 s, then nothing (the command times out)
+        n0 = len(peer.q)
+        peer.run(0.5, [1e300, -1e300])
+        peer.run(0.4)
+        assert proc.poll() is None
+        q = np.array(peer.q[n0:])
+        assert len(q) > 200, len(q)
+        # never past a limit (the stop is a constraint of the step: zero tolerance) ...
+        assert np.all(np.abs(q) <= LIMIT), np.abs(q).max()
+        # ... and both joints driven into their stops, resting there after the command ended
+        # (joint1 self-locking holds; joint2 backdrivable, nothing pulls it out: planar arm,
+        # gravity along -z)
+        assert q[-1].tolist() == [LIMIT, -LIMIT], q[-1]
+        # the torque applied is the URDF's effort limit, and joint_states.effort says so
+        eff = np.array(peer.effort[n0:])
+        assert np.abs(eff).max() == EFFORT and [EFFORT, -EFFORT] in eff.tolist()
+        # the second finding: [1e6, 1e6]
+        n1 = len(peer.q)
+        peer.run(0.5, [1e6, 1e6])
+        peer.run(0.3)
+        assert proc.poll() is None
+        q = np.array(peer.q[n1:])
+        assert np.all(np.abs(q) <= LIMIT), np.abs(q).max()
+        assert q[-1].tolist() == [LIMIT, LIMIT], q[-1]
+        # velocities bounded by energy: the actuators' work at most 2 x 1000 N m x 6.2832 rad
+        # per traversal, the kinetic energy at least 1/2 x 5 kg m^2 x |v|^2 (M^ >= [m]): a joint
+        # arriving at its stop has |v| <= sqrt(2 x 12566 / 5) = 71 rad/s (the stops then stop it)
+        v = np.array(peer.v[n0:])
+        assert np.all(np.isfinite(v)) and np.abs(v).max() <= (2 * 2 * EFFORT * 2 * LIMIT
+                                                               / ROTOR) ** 0.5
+        msgs = peer.messages()
+        assert any("effort commands clipped at the URDF effort limit" in m for m in msgs), msgs
+        assert any("in the end stop (URDF limit)" in m for m in msgs), msgs
+        last = [kv for d in peer.diags for st in d.status if st.name.endswith(": arm")
+                for kv in st.values if kv.key == "effort commands clipped"][-1]
+        assert int(last.value) >= 50, last.value  # one per command message (100 Hz, 2 x 0.5 s)
+    finally:
+        peer.close()
+        proc.terminate()
+        try:
+            out = proc.communicate(timeout=10)[0]
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out = proc.communicate()[0]
+    assert "Traceback" not in out, out[-3000:]
+    assert "effort command beyond the URDF effort limit, clipped: joint1 1e+300 N m to 1000" \
+        in out, out[-3000:]
