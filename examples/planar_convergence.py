@@ -104,43 +104,52 @@ def check(chk: Checks, res, out: dict) -> None:
                 # Cell discretisation of a pressure field with a jump at its rim (circle edge,
                 # line ends) converges at first order in 1/N at least (square: 2nd); line shapes add
                 # the odd/even force steps of Fig. 10 (non-monotone). Require a clearly
-                # falling trend (slope < −0.7; measured −1.2 … −2.2) and the finest grid ≥ 4×
-                # better than the coarsest (measured 8–70×).
+                # falling trend (slope < −0.7; measured −1.0 … −2.1 on the authors' grids, the
+                # circle's first-order radius deficit 1/N the slowest) and the finest grid ≥ 4×
+                # better than the coarsest (measured 6.9–56×, --quick).
                 ok = s < -0.7 and e[-1] < e[0] / 4.0
                 chk(f"{tag}: distributed error in {comp} falls with N (slope < -0.7, "
                     f"e(33) < e(5)/4)", ok, f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}")
             elif fig == "fig36":
                 # the table inherits the cell discretisation of its pre-computation, plus its
                 # N_ls = 20 interpolation floor (~1e-3, Fig. 37), so the fall flattens: require
-                # slope < −0.5 and e(33) < e(5)/3 (measured slopes −0.6 … −1.4, ratios 3.7–12×)
+                # slope < −0.5 and e(33) < e(5)/3 (measured slopes −0.60 … −1.35, ratios 3.1–12×;
+                # the gradient line lowest: its N_ls = 20 floor is 5.5e-3 in τ)
                 ok = s < -0.5 and e[-1] < e[0] / 3.0
                 chk(f"{tag}: reduced error in {comp} falls with the pre-computation cells "
                     f"(slope < -0.5, e(33) < e(5)/3)", ok,
                     f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}")
                 # Sec. VI-D: "both models are comparable in accuracy": at the paper's 21 × 21
-                # the reduced model's error is at the distributed model's level on coarser
-                # grids (≤ 0.015, the distributed error at N ≈ 9–13; measured ≤ 0.011)
+                # the reduced model's error against the 101 × 101 truth is the distributed
+                # model's own error on the same N × N grid plus at most 0.01. (The authors'
+                # circle on N cells is a disc of radius (L/2)(1 − 1/N), so both models carry a
+                # first-order torque error ≈ 1/N − 1/101: measured 0.026 (dist.) at N = 21,
+                # 0.046 at 17 — an absolute bound would test the grid, not the model.) Measured
+                # additions −0.002 … +0.003 (circle, square, gradient line; N = 17 and 21);
+                # the ellipsoid would add 0.05–0.14.
                 e21 = float(e[i21])
+                d21 = float(out[("fig9", name, 1)][i21, k])
                 chk(f"{tag}: reduced error in {comp} at {int(res[i21])}x{int(res[i21])} cells "
-                    f"comparable to the distributed model's (< 0.015)", e21 < 0.015,
-                    f"{e21:.4f} (distributed {out[('fig9', name, 1)][i21, k]:.4f})")
+                    f"comparable to the distributed model's on that grid (< its error + 0.01)",
+                    e21 < d21 + 0.01, f"{e21:.4f} (distributed {d21:.4f})")
             else:
                 # bilinear interpolation (43) of a smooth surface: O(N_ls⁻²) (measured slope
-                # −1.5 … −2.0; the gradient line's surface has kinks); require slope < −1 and
-                # e(33) < e(5)/5 (measured 11–48×)
+                # −1.7 … −2.2; the gradient line's surface has kinks); require slope < −1 and
+                # e(33) < e(5)/5 (measured 34–55×)
                 ok = s < -1.0 and e[-1] < e[0] / 5.0
                 chk(f"{tag}: error in {comp} falls with N_ls (slope < -1, e(33) < e(5)/5)", ok,
                     f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}")
     # Sec. VI-D / Fig. 37: "rapid convergence to low error values for square and circular
     # contacts, whereas the gradient line contact exhibits slower convergence": at N_ls ≈ 21 the
-    # gradient line's worst error exceeds both others' (measured 2.1e-3 vs 0.8e-3, 0.7e-3)
+    # gradient line's worst error exceeds both others' (measured at N_ls = 17, --quick:
+    # 7.5e-3 vs 1.2e-3, 1.0e-3)
     worst = {name: float(np.max(out[("fig37", name, 1)][i21])) for name, _ in SURFACES}
     chk(f"Fig. 37: gradient line converges slowest (largest error at N_ls = {int(res[i21])})",
         worst["gradient line"] > max(worst["circle"], worst["square"]),
         ", ".join(f"{k} {v:.4f}" for k, v in worst.items()))
 
 
-def plot(res, out: dict, path, n_ls_ref: int = N_LS_REF) -> object:
+def plot(res, out: dict, path, n_ls_ref: int = N_LS_REF, chk: Checks | None = None) -> object:
     fig, axes = plt.subplots(2, 3, figsize=(14, 7), sharex=True)
     colors = {"circle": "tab:blue", "square": "tab:green", "gradient line": "tab:red"}
     titles = {"fig9": f"Fig. 9: distributed N×N vs {N_REF}×{N_REF}",
@@ -157,12 +166,15 @@ def plot(res, out: dict, path, n_ls_ref: int = N_LS_REF) -> object:
         axes[1, j].set_xlabel("N_ls" if fig_key == "fig37" else "cells per side N")
         for k in range(2):
             axes[k, j].grid(alpha=0.3, which="both")
-            axes[k, j].legend(fontsize=7)
-    axes[0, 0].set_ylabel("normalised RMSE, tangential")
-    axes[1, 0].set_ylabel("normalised RMSE, torque")
+            axes[k, j].set_ylabel(("normalised RMSE, tangential", "normalised RMSE, torque")[k])
+    # one legend (Fig. 9's panel has every surface and both rows of Table I), below the panels
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Paper 002: convergence over cells and limit-surface resolution on the Fig. 5 "
                  "profile", fontsize=10)
-    return savefig(fig, path, "planar_convergence.png")
+    fig.tight_layout(rect=(0.0, 0.04, 1.0, 1.0))
+    return savefig(fig, path, "planar_convergence.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -174,7 +186,7 @@ def run(out, quick: bool = False) -> Checks:
     n_ls_ref = N_LS_REF_QUICK if quick else N_LS_REF
     results = study(res, dt, n_ls_ref)
     check(chk, res, results)
-    chk.pngs.append(plot(res, results, out, n_ls_ref))
+    chk.pngs.append(plot(res, results, out, n_ls_ref, chk))
     return chk
 
 
