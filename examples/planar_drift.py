@@ -157,8 +157,9 @@ def check_case(chk: Checks, kind: str, windows, t, w, fn, runs: dict, surface) -
             f"x {growth[0]:+.1e}, theta {growth[2]:+.1e}")
 
 
-def plot_case(kind: str, t, w, fn, runs: dict, out, dt: float) -> object:
-    fig, axes = plt.subplots(3, 2, figsize=(11, 8), sharex=True)
+def plot_case(kind: str, t, w, fn, runs: dict, out, dt: float,
+              chk: Checks | None = None) -> object:
+    fig, axes = plt.subplots(3, 2, figsize=(13, 8), sharex=True)
     for j, model in enumerate(("distributed", "reduced")):
         ax = axes[0, j]
         ax.plot(t, w[:, 0], label="$f_x$ [N]")
@@ -177,11 +178,13 @@ def plot_case(kind: str, t, w, fn, runs: dict, out, dt: float) -> object:
         axes[2, j].set_xlabel("time [s]")
         for ax in axes[:, j]:
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7, loc="upper left")
+    for i in range(2):       # legends beside the right-hand panels (the loads fill the left)
+        axes[i, 1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figs = "Figs. 6, 23" if kind == "tangential" else "Figs. 24, 25"
     fig.suptitle(f"{figs}: 1 kg disc under oscillating {kind} loads below slip, "
                  f"LuGre vs Elasto-Plastic (dt = {dt:g} s)", fontsize=10)
-    return savefig(fig, out, f"planar_drift_{kind}.png")
+    fig.tight_layout()
+    return savefig(fig, out, f"planar_drift_{kind}.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:
@@ -203,7 +206,7 @@ def run(out, quick: bool = False) -> Checks:
         wins = [(label, start, end_quick if quick else end_full)
                 for label, start, end_full, end_quick in windows]
         check_case(chk, kind, wins, t, w, fn, runs, surface)
-        chk.pngs.append(plot_case(kind, t, w, fn, runs, out, dt))
+        chk.pngs.append(plot_case(kind, t, w, fn, runs, out, dt, chk))
     return chk
 
 
