@@ -10,6 +10,10 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
                                    auto = C for impedance, A for admittance (paper 000, Sec. IV-D)
     dt                   double    element step = expected input period [s] (read-only)
     max_effort           double    output saturation [N or N·m] (> 0)
+    max_velocity         double    impedance: |velocity| above this is an implausible input,
+                                   rejected like NaN (default 10 m/s or rad/s)
+    max_force            double    admittance: |force| above this is an implausible input,
+                                   rejected like NaN (default 1000 N or N·m)
     watchdog_timeout     double    silence/invalid input longer than this -> safe output [s]
     admittance_input     string    wrench | joint_effort (read-only)
     wrench_axis          string    x | y | z: WrenchStamped force axis of a 1-DOF stage (read-only)
@@ -122,6 +126,15 @@ GLOBAL_SPECS = (
               min=1e-6, max=1.0, read_only=True),
     ParamSpec("max_effort", 10.0, "saturation of the commanded effort (impedance) or of the "
               "measured force fed to the element (admittance)", unit=_FORCE, min=1e-6),
+    ParamSpec("max_velocity", 10.0, "plausibility limit of the joint velocities read in "
+              "impedance mode: a joint_states message with |velocity| above it is rejected like "
+              "NaN (diagnostics, the safe output) and never reaches the element; far above any "
+              "haptic stage (< 1 m/s) or robot joint (a few rad/s)", unit="m/s, or rad/s",
+              min=1e-6, max=1e6),
+    ParamSpec("max_force", 1000.0, "plausibility limit of the measured force in admittance "
+              "mode (wrench, or the joint_states effort): above it the message is rejected like "
+              "NaN; forces between max_effort and max_force are saturated at max_effort",
+              unit=_FORCE, min=1e-6, max=1e9),
     ParamSpec("watchdog_timeout", 0.1, "no valid input for this long: zero effort (impedance) "
               "or hold the position (admittance), element reset", unit="s", min=0.002, max=60.0),
     ParamSpec("admittance_input", "wrench", "admittance force source: the wrench topic "

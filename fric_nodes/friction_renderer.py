@@ -25,8 +25,21 @@ Design choices (documented here once, referred to below):
   backwards) is rejected. A zero stamp (the publisher does not stamp) is replaced by the receive
   time; gap counting is then only as good as the receive-time jitter. After a watchdog trip any
   stamp is accepted again, so a restarted publisher (or a restarted simulated clock) resumes.
+  A stamp that advanced more than ``watchdog_timeout`` beyond the time that really passed since
+  the last accepted input (measured on the monotonic receive clock) is a *stamp jump*, not a gap:
+  it is rejected (``stamp_jump``) and counts no lost cycles, so one message stamped 1e6 s in the
+  future is one rejected input and the next good stamps go on being accepted. Only the first
+  input after a (re)start has no history to judge it by: when the second input's stamp is that
+  far from it (either way), the stream is re-anchored on the second one (``stamp re-anchors``
+  in the diagnostics) instead of rejecting everything until the watchdog trips.
+* **Implausible input** (impedance: a joint velocity above ``max_velocity``; admittance: a
+  measured force above ``max_force``): rejected like NaN (reason ``implausible``) before it can
+  reach the element. The elements are total (any finite input gives a finite output), but one
+  1e300 m/s sample is still physics to them: it would wind the presliding spring or the virtual
+  mass up for a long time. Inputs within the limits are physics and are rendered.
 * **Bad input** (non-finite values, missing joints, unknown-only names, length mismatches,
-  duplicate names, backwards stamps): counted per reason with the last message, logged
+  duplicate names, backwards or jumping stamps, implausible values): counted per reason with the
+  last message, logged
   (throttled), and answered with the safe output: the last command again (impedance: the last
   effort, clipped to the current ``max_effort``, zero after a trip; admittance: the held setpoint).
   The watchdog measures time since the last *valid* input, so a stream of bad messages ends in the
@@ -134,6 +147,8 @@ class FrictionRenderer(Node):
         self._new_bank = None  # accepted retune, swapped in before the next input
         self._staged = None  # validated parameter set between the on-set and post-set callbacks
         self._last_t = -1  # last accepted stamp [ns]
+        self._run_accepted = 0  # accepted since the start or the last trip (stamp re-anchoring)
+        self._reanchors = 0
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
         self._rendering = False  # admittance: setpoint initialised from the measured position
@@ -180,6 +195,13 @@ class FrictionRenderer(Node):
                                          qos.CONTROL_SUB)
                 self.create_subscription(JointState, names.JOINT_STATES, self._on_position,
                                          qos.CONTROL_SUB)
+        # the plausibility check's input (read in place: no allocation per message)
+        if self._impedance:
+            self._plaus_x, self._plaus_what = self._reader.velocity, ("velocity", "max_velocity")
+        elif values["admittance_input"] == "joint_effort":
+            self._plaus_x, self._plaus_what = self._reader.effort, ("effort", "max_force")
+        else:
+            self._plaus_x, self._plaus_what = self._force, ("force", "max_force")
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
         self._markers = self._make_markers()
@@ -208,6 +230,8 @@ class FrictionRenderer(Node):
     def _apply_live(self, values: dict) -> None:
         """Take over the parameters that change without rebuilding the element."""
         self._max_effort = float(values["max_effort"])
+        self._plaus_lim = float(values["max_velocity" if values["mode"] == "impedance"
+                                       else "max_force"])
         for bank in (self._bank, self._new_bank):
             if bank is not None and bank.planar is not None:
                 bank.planar.set_normal_force(float(values["planar.normal_force"]))
@@ -232,25 +256,55 @@ class FrictionRenderer(Node):
             t = rx
             self._zero_stamps += 1
         last = self._last_t
-        if t <= last:
-            self._reject("stamp_not_increasing",
-                         f"{topic}: header stamp {t} ns is not after the last accepted "
-                         f"{last} ns (out of order, duplicate or clock going backwards)")
-            return False
+        mono = time.monotonic_ns()
+        anchor = False
+        if last >= 0:
+            # how far the stamp advanced beyond the time that really passed (receive clock)
+            excess = (t - last) - (mono - self._last_valid_mono)
+            if excess > self._timeout_ns or (t <= last and -excess > self._timeout_ns):
+                if self._run_accepted != 1:
+                    self._reject("stamp_jump" if t > last else "stamp_not_increasing",
+                                 f"{topic}: header stamp {t} ns jumps {(t - last) * 1e-9:.6g} s "
+                                 f"from the last accepted {last} ns while "
+                                 f"{(mono - self._last_valid_mono) * 1e-9:.3g} s passed (more "
+                                 f"than watchdog_timeout apart: a wrong stamp, not a gap)")
+                    return False
+                anchor = True  # the first input of this run was the odd one: re-anchor
+            elif t <= last:
+                self._reject("stamp_not_increasing",
+                             f"{topic}: header stamp {t} ns is not after the last accepted "
+                             f"{last} ns (out of order, duplicate or clock going backwards)")
+                return False
         try:
             read(msg)
         except InputError as e:
             self._reject(e.kind, f"{topic}: {e}")
             return False
-        if last >= 0 and t - last > self._gap_ns:
+        x = self._plaus_x
+        if np.abs(x, out=self._buf).max() > self._plaus_lim:
+            i = int(self._buf.argmax())
+            what, limit = self._plaus_what
+            self._reject("implausible", f"{topic}: {what} {x[i]:.6g} of joint "
+                         f"{self._joints[i]!r} is beyond {limit} {self._plaus_lim:g} (an "
+                         "implausible sample; it never reaches the element)")
+            return False
+        if anchor:
+            self._reanchors += 1
+            self._run_accepted = 0
+            self.get_logger().warning(
+                f"{topic}: stamps re-anchored at {t} ns (the first input after the start or a "
+                f"watchdog trip was stamped {(last - t) * 1e-9:+.6g} s away from the stream)",
+                throttle_duration_sec=1.0)
+        elif last >= 0 and t - last > self._gap_ns:
             lost = int(round((t - last) / self._dt_ns)) - 1
             self._lost += lost
             self._lost_period += lost
         self._last_t = t
+        self._run_accepted += 1
         if stamped:
             self._lat[self._lat_n & (_LAT_RING - 1)] = rx - t
             self._lat_n += 1
-        self._last_valid_mono = time.monotonic_ns()
+        self._last_valid_mono = mono
         self._accepted += 1
         self._accepted_period += 1
         if self._new_bank is not None:
@@ -360,6 +414,7 @@ class FrictionRenderer(Node):
             self._bank, self._new_bank = self._new_bank, None
         self._bank.reset()
         self._last_t = -1
+        self._run_accepted = 0
         if self._impedance:
             self._cmd[:] = 0.0
         self._rendering = False  # admittance: restart from the measured position
@@ -577,7 +632,8 @@ class FrictionRenderer(Node):
             kv.append(("latency [ms]", "n/a (no stamped input this period)"))
         kv.append(("zero-stamped inputs (receive time used)", str(self._zero_stamps)))
         kv += [("lost cycles", str(self._lost)), ("lost cycles this period",
-                                                  str(self._lost_period))]
+                                                  str(self._lost_period)),
+               ("stamp re-anchors", str(self._reanchors))]
         if self._last_valid_mono is None:
             wd = "waiting for first input"
         elif self._tripped:
@@ -588,7 +644,8 @@ class FrictionRenderer(Node):
                    "disabled (output_enabled false: publishing nothing)"))
         kv += [("watchdog", wd), ("watchdog trips", str(self._trips)),
                ("watchdog timeout [s]", f"{self._timeout_ns * 1e-9:g}"),
-               ("max_effort", f"{self._max_effort:g}")]
+               ("max_effort", f"{self._max_effort:g}"),
+               (self._plaus_what[1], f"{self._plaus_lim:g}")]
         stuck = self._bank.stuck()
         fr = self.marker_forces()[1]
         for i, j in enumerate(self._joints):
