@@ -203,13 +203,24 @@ def _arrays(**named):
 
 
 # -- noise estimation ------------------------------------------------------------------------------
-def estimate_noise(y) -> float:
+def estimate_noise(y, gaps=None) -> float:
     """Variance of the white noise on a signal that is smooth at the sampling rate: from the MAD
-    of its third-order difference (variance 20 σ² for white noise; see the module docstring)."""
+    of its third-order difference (variance 20 σ² for white noise; see the module docstring).
+
+    ``gaps``: optional boolean array of ``len(y) − 1`` steps, True where samples are missing
+    between ``y[k]`` and ``y[k+1]`` (a lost message); the differences spanning such a step are
+    left out (across a gap the signal's own change is not "smooth at the sampling rate")."""
     y = np.asarray(y, dtype=float)
     if y.size < 8:
         raise ValueError("estimate_noise: needs at least 8 samples")
     d3 = y[3:] - 3.0 * y[2:-1] + 3.0 * y[1:-2] - y[:-3]
+    if gaps is not None:
+        gaps = np.asarray(gaps, dtype=bool)
+        if gaps.shape != (y.size - 1,):
+            raise ValueError(f"gaps: expected {y.size - 1} steps, got shape {gaps.shape}")
+        d3 = d3[~(gaps[:-2] | gaps[1:-1] | gaps[2:])]  # window k spans steps k, k+1, k+2
+        if d3.size < 5:
+            raise ValueError("estimate_noise: fewer than 5 third differences without a gap")
     mad = float(np.median(np.abs(d3 - np.median(d3))))
     sigma = mad / 0.6744897501960817 / math.sqrt(20.0)
     return sigma * sigma
@@ -372,7 +383,7 @@ def _static_levels(v, a, F, m, dv):
 
 
 def fit_friction(x, v, a, force, dv: Optional[float] = None, method: str = "eiv",
-                 noise: Optional[dict] = None) -> FrictionFit:
+                 noise: Optional[dict] = None, gaps=None) -> FrictionFit:
     """Identify mass and asymmetric Karnopp friction from one record (paper 003, eqs. 2–6).
 
     ``x`` position (m; checked, not used by the regression), ``v`` velocity (m/s), ``a``
@@ -380,7 +391,10 @@ def fit_friction(x, v, a, force, dv: Optional[float] = None, method: str = "eiv"
     1-D arrays of one length, uniformly sampled. ``dv`` the band |v| <= dv binned out (None: chosen
     automatically). ``method``: ``"eiv"`` (Fuller, eq. 6) or ``"ols"`` (eq. 5). ``noise``: dict of
     the measurement-noise *variances* ``accel`` ((m/s²)²) and ``vel`` ((m/s)²) for the EIV
-    correction; a missing entry is estimated from the data (module docstring).
+    correction; a missing entry is estimated from the data (module docstring). ``gaps``:
+    optional boolean array of the ``len(v) − 1`` steps, True where samples are missing between
+    two rows (lost messages); the noise estimates leave the differences across them out
+    (:func:`estimate_noise`). The regression itself needs no uniform sampling.
 
     Raises ``ValueError`` naming the problem when the data cannot identify the model.
     """
@@ -401,9 +415,9 @@ def fit_friction(x, v, a, force, dv: Optional[float] = None, method: str = "eiv"
         raise ValueError(f"too few samples: {v.size}; need at least 2·MIN_SAMPLES_PER_SIGN = "
                          f"{2 * MIN_SAMPLES_PER_SIGN} outside the band")
     if s_a is None:
-        s_a = estimate_noise(a)
+        s_a = estimate_noise(a, gaps)
     if s_v is None:
-        s_v = estimate_noise(v)
+        s_v = estimate_noise(v, gaps)
     if not np.any(v != 0.0):
         _check_sides(0, 0, 0.0, v.size, 0)
     if dv is None:

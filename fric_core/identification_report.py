@@ -5,8 +5,11 @@
   when the truth is known (a simulated sample), the truth and the EIV error in units of its std.
 * :func:`write_report` — into a directory: ``force_velocity.png`` (raw force against velocity,
   paper 003 Figs. 6–8 (a)), ``mass_adjusted.png`` (``F − m a`` against velocity with the fitted
-  kinetic lines and the box of Δv, Dn, Dp, Figs. 6–8 (b)), ``force_time.png`` (measured and
-  predicted force over the cycles) and ``estimates.md``.
+  kinetic lines and the box of Δv, Dn, Dp, Figs. 6–8 (b): OLS dashed over a translucent EIV
+  band, so both show where they coincide), ``force_time.png`` (measured force under the thin
+  model lines, and a residual panel below) and ``estimates.md`` (with the record's gaps and,
+  past :data:`~fric_core.identification_io.MAX_LOST_FRACTION` lost, that the estimates are not
+  to be trusted).
 
 matplotlib is imported only by :func:`write_report` and used through its object API with the Agg
 canvas (no pyplot: no global figure state, no display needed).
@@ -21,9 +24,10 @@ from typing import Mapping
 import numpy as np
 
 from .identification import FrictionFit
-from .identification_io import Recording
+from .identification_io import MAX_LOST_FRACTION, Recording
 
-__all__ = ["estimates_table", "write_report", "PARAMETERS", "REPORT_FILES"]
+__all__ = ["estimates_table", "write_report", "PARAMETERS", "REPORT_FILES", "STYLES",
+           "force_velocity_figure", "mass_adjusted_figure", "force_time_figure"]
 
 #: (name, unit, meaning) of the table's rows, in paper 003's Table 2 order
 PARAMETERS = (
@@ -38,7 +42,6 @@ PARAMETERS = (
 )
 #: the files :func:`write_report` writes, in the order it returns them
 REPORT_FILES = ("force_velocity.png", "mass_adjusted.png", "force_time.png", "estimates.md")
-_COLORS = {"ols": "tab:orange", "eiv": "tab:green"}
 
 
 def _ordered(fits: Mapping[str, FrictionFit]) -> list[str]:
@@ -88,77 +91,152 @@ def estimates_table(fits: Mapping[str, FrictionFit],
 
 
 # -- figures ---------------------------------------------------------------------------------------
-def _figure():
+#: Line styles of the two fits, chosen so that the two stay visible where they coincide: EIV a
+#: wide translucent solid band, OLS a narrow dashed line drawn on top of it.
+STYLES = {
+    "eiv": dict(color="tab:green", lw=4.0, ls="-", alpha=0.55, zorder=3),
+    "ols": dict(color="tab:orange", lw=1.6, ls=(0, (5, 2.5)), alpha=1.0, zorder=4),
+}
+_OTHER = dict(color="tab:red", lw=1.2, ls=":", alpha=1.0, zorder=5)
+#: measured data: drawn first, light, under every model line
+_DATA = dict(color="tab:blue", zorder=1)
+
+
+def _style(method: str) -> dict:
+    return dict(STYLES.get(method, _OTHER))
+
+
+def _figure(nrows: int = 1, height: float = 5.0, ratios=None):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8.0, 5.0), dpi=100, layout="constrained")
+    fig = Figure(figsize=(8.0, height), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
-    return fig, fig.add_subplot()
+    if nrows == 1:
+        return fig, fig.add_subplot()
+    axes = fig.subplots(nrows, 1, sharex=True, gridspec_kw={"height_ratios": ratios})
+    return fig, axes
 
 
-def _kinetic_lines(ax, fit: FrictionFit, v: np.ndarray, color: str, label: str) -> None:
-    vmax, vmin = float(v.max()), float(v.min())
+def _kinetic_lines(ax, fit: FrictionFit, v: np.ndarray, style: dict, label: str) -> None:
+    vmax, vmin = float(np.nanmax(v)), float(np.nanmin(v))
     if vmax > fit.dv:
         vp = np.linspace(fit.dv, vmax, 50)
-        ax.plot(vp, fit.Cp + fit.bp * vp, color=color, lw=2.0, label=label)
+        ax.plot(vp, fit.Cp + fit.bp * vp, label=label, **style)
         label = None
     if vmin < -fit.dv:
         vn = np.linspace(vmin, -fit.dv, 50)
-        ax.plot(vn, -fit.Cn + fit.bn * vn, color=color, lw=2.0, label=label)
+        ax.plot(vn, -fit.Cn + fit.bn * vn, label=label, **style)
     if math.isfinite(fit.Dp) and math.isfinite(fit.Dn):
         xs = [-fit.dv, fit.dv, fit.dv, -fit.dv, -fit.dv]
         ys = [fit.Dn, fit.Dn, fit.Dp, fit.Dp, fit.Dn]
-        ax.plot(xs, ys, color=color, lw=1.2, ls="--")
+        box = dict(style, lw=max(1.0, style["lw"] * 0.5))
+        ax.plot(xs, ys, **box)
 
 
-def _force_velocity(rec: Recording, path: Path, title: str) -> None:
+def force_velocity_figure(rec: Recording, title: str = ""):
+    """Raw force against velocity (paper 003 Figs. 6–8 (a)); returns the Figure."""
     fig, ax = _figure()
-    ax.plot(rec.v, rec.force, color="tab:blue", lw=0.5, marker=".", ms=1.5)
+    ax.plot(rec.v, rec.force, lw=0.5, marker=".", ms=1.5, **_DATA)
     ax.set_xlabel("velocity v [m/s]")
     ax.set_ylabel("measured force F [N]")
     head = f"{title}\n" if title else ""
     ax.set_title(f"{head}raw force against velocity ({len(rec)} samples)", fontsize=10)
-    ax.axhline(0.0, color="0.7", lw=0.6)
-    ax.axvline(0.0, color="0.7", lw=0.6)
-    fig.savefig(path)
+    ax.axhline(0.0, color="0.7", lw=0.6, zorder=0)
+    ax.axvline(0.0, color="0.7", lw=0.6, zorder=0)
+    return fig
 
 
-def _mass_adjusted(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
-                   methods: list[str], path: Path, title: str) -> None:
+def mass_adjusted_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
+                         title: str = ""):
+    """``F − m a`` against velocity (the EIV mass when there is one) with every fit's kinetic
+    lines and box of Δv, Dn, Dp (paper 003 Figs. 6–8 (b)), each fit in its :data:`STYLES`
+    (OLS dashed over the translucent EIV band: both visible where they coincide); returns the
+    Figure."""
+    methods = _ordered(fits)
     ref = "eiv" if "eiv" in fits else methods[0]
     m = fits[ref].m
     fig, ax = _figure()
-    ax.plot(rec.v, rec.force - m * a, color="tab:blue", lw=0.4, marker=".", ms=1.5, alpha=0.6,
-            label=f"F − m a (m = {m:.4g} kg, {ref.upper()})")
+    ax.plot(rec.v, rec.force - m * a, lw=0.0, marker=".", ms=2.0, alpha=0.35,
+            label=f"F − m a (m = {m:.4g} kg, {ref.upper()})", **_DATA)
     for k in methods:
         f = fits[k]
-        _kinetic_lines(ax, f, rec.v, _COLORS.get(k, "tab:red"),
-                       f"{k.upper()}: kinetic friction; box Δv = {f.dv:.3g} m/s, "
+        _kinetic_lines(ax, f, rec.v, _style(k),
+                       f"{k.upper()}: kinetic friction, box Δv = {f.dv:.3g} m/s, "
                        f"Dn = {f.Dn:.3g} N, Dp = {f.Dp:.3g} N")
-    ax.axhline(0.0, color="0.7", lw=0.6)
-    ax.axvline(0.0, color="0.7", lw=0.6)
+    ax.axhline(0.0, color="0.7", lw=0.6, zorder=0)
+    ax.axvline(0.0, color="0.7", lw=0.6, zorder=0)
     ax.set_xlabel("velocity v [m/s]")
     ax.set_ylabel("mass-adjusted force F − m a [N]")
     head = f"{title}\n" if title else ""
     ax.set_title(f"{head}force adjusted for mass, fitted model (paper 003 eq. 1)", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8)
-    fig.savefig(path)
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    return fig
 
 
-def _force_time(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
-                methods: list[str], path: Path, title: str) -> None:
-    fig, ax = _figure()
-    ax.plot(rec.t, rec.force, color="tab:blue", lw=0.8, label="measured F")
+def _headroom(ax, frac: float) -> None:
+    """Room above the data for a legend that must not sit on it."""
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi + frac * (hi - lo))
+
+
+def _with_gaps(rec: Recording, *ys):
+    """``t`` and ``ys`` with a NaN inserted at every gap of the stamps: lines break there
+    instead of bridging the lost samples."""
+    at = np.flatnonzero(rec.breaks()) + 1
+    return [np.insert(np.asarray(y, dtype=float), at, np.nan) for y in (rec.t,) + ys]
+
+
+def force_time_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
+                      title: str = ""):
+    """Top: the measured force (a wide light band, drawn first) and the model ``m a +
+    friction`` of the reference fit (EIV when there is one) as a thin dark line on top, so the
+    measurement shows on both sides of it. Bottom: the residual ``F − model`` of the reference
+    fit and, for every other fit (OLS), its model minus the reference model (dashed): where the
+    two fits differ, and by how much against the residual. Returns the Figure."""
+    methods = _ordered(fits)
+    ref = "eiv" if "eiv" in fits else methods[0]
+    fig, (ax, res) = _figure(2, height=6.5, ratios=(2.2, 1.0))
+    pred = fits[ref].predict(rec.v, a)
+    r = rec.force - pred
+    sd = float(np.nanstd(r)) if np.isfinite(r).any() else math.nan
+    t, force, pred_g, r_g = _with_gaps(rec, rec.force, pred, r)
+    ax.plot(t, force, lw=3.0, alpha=0.4, label="measured F (load cell)", **_DATA)
+    ax.plot(t, pred_g, color="0.1", lw=0.7, zorder=3,
+            label=f"{ref.upper()} model m a + friction (none for |v| ≤ Δv)")
+    res.plot(t, r_g, color=STYLES["eiv"]["color"] if ref == "eiv" else "0.1", lw=0.6,
+             zorder=3, label=f"F − {ref.upper()} model (std {sd:.3g} N)")
     for k in methods:
-        ax.plot(rec.t, fits[k].predict(rec.v, a), color=_COLORS.get(k, "tab:red"), lw=1.0,
-                label=f"{k.upper()} model m a + friction (gaps: |v| ≤ Δv)")
-    ax.set_xlabel("time t [s]")
+        if k == ref:
+            continue
+        st = dict(_style(k), lw=1.4, alpha=1.0, zorder=4)
+        _, diff = _with_gaps(rec, fits[k].predict(rec.v, a) - pred)
+        res.plot(t, diff, label=f"{k.upper()} model − {ref.upper()} model", **st)
+    res.axhline(0.0, color="0.5", lw=0.6, zorder=0)
     ax.set_ylabel("force [N]")
+    res.set_ylabel("residual [N]")
+    res.set_xlabel("time t [s]")
     head = f"{title}\n" if title else ""
-    ax.set_title(f"{head}measured and predicted force", fontsize=10)
-    ax.legend(loc="upper right", fontsize=8)
-    fig.savefig(path)
+    ax.set_title(f"{head}measured and predicted force; residual below", fontsize=10)
+    _headroom(ax, 0.15)
+    _headroom(res, 0.45)
+    ax.legend(loc="upper center", fontsize=8, ncol=2, framealpha=0.9)
+    res.legend(loc="upper center", fontsize=8, ncol=2, framealpha=0.9)
+    return fig
+
+
+def _data_lines(rec: Recording) -> list[str]:
+    lines = []
+    gaps = rec.gap_note()
+    lines.append(f"Record: {gaps}." if gaps else "Record: no gaps in the stamps (nothing lost).")
+    problem = rec.trust_problem()
+    if problem:
+        lines += ["", f"**{problem}.**"]
+    else:
+        lines.append(f"{rec.lost_fraction():.1%} of the samples lost, within "
+                     f"MAX_LOST_FRACTION = {MAX_LOST_FRACTION:.0%}: the estimates can be trusted "
+                     f"(as far as their standard deviations say).")
+    return lines
 
 
 def _markdown(rec: Recording, fits, methods, truth, title: str) -> str:
@@ -168,19 +246,23 @@ def _markdown(rec: Recording, fits, methods, truth, title: str) -> str:
     lines += [f"{len(rec)} samples over {rec.t[-1] - rec.t[0]:.4g} s (median step "
               f"{rec.dt * 1e3:.4g} ms); acceleration "
               + ("from the accelerometer." if rec.a is not None
-                 else "from the 4-point central difference of the velocity."), "",
-              "Model: paper 003 eq. (1), F = m a + friction(v), F the force the stage applies "
+                 else "from the 4-point central difference of the velocity."), ""]
+    lines += _data_lines(rec) + [""]
+    lines += ["Model: paper 003 eq. (1), F = m a + friction(v), F the force the stage applies "
               "to the sample. OLS is eq. (5), EIV Fuller's estimator eq. (6).", "",
               estimates_table({k: fits[k] for k in methods}, truth), ""]
+    given = {k for k in (rec.noise or {}) if k != "accel" or rec.a is not None}
     for k in methods:
         f = fits[k]
-        noise = ", ".join(f"{n} {val:.3g}" for n, val in f.noise.items())
+        noise = ", ".join(f"{n} {val:.3g}" + (" (from the recording)" if n in given else
+                                              " (estimated from the data)")
+                          for n, val in f.noise.items())
         lines.append(f"- {k.upper()}: {f.n_used} kinetic samples ({f.n_pos} v > Δv, {f.n_neg} "
                      f"v < −Δv), condition number {f.cond:.3g}, residual std "
                      f"{f.residual_std:.3g} N" + (f", noise variances {noise}" if noise else ""))
     lines += ["", "![force against velocity](force_velocity.png)", "",
               "![mass-adjusted force with the fitted model](mass_adjusted.png)", "",
-              "![measured and predicted force over time](force_time.png)", ""]
+              "![measured and predicted force over time, residuals](force_time.png)", ""]
     return "\n".join(lines)
 
 
@@ -197,8 +279,8 @@ def write_report(rec: Recording, fits: Mapping[str, FrictionFit], out_dir,
     title = title or f"Friction identification{': ' + rec.joint if rec.joint else ''}"
     a = rec.acceleration()
     paths = [out / name for name in REPORT_FILES]
-    _force_velocity(rec, paths[0], title)
-    _mass_adjusted(rec, a, fits, methods, paths[1], title)
-    _force_time(rec, a, fits, methods, paths[2], title)
+    force_velocity_figure(rec, title).savefig(paths[0])
+    mass_adjusted_figure(rec, a, fits, title).savefig(paths[1])
+    force_time_figure(rec, a, fits, title).savefig(paths[2])
     paths[3].write_text(_markdown(rec, fits, methods, truth, title), encoding="utf-8")
     return paths

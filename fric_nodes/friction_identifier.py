@@ -256,6 +256,7 @@ class FrictionIdentifier(Node):
         self._stopping = False
         self.finished = False  # exit_when_done / exit_on_failure / a fatal error: main exits
         self.exit_status = 0
+        self._trust = ""  # the last fit's record lost too much to trust it (else "")
         self._internal_errors = 0  # unexpected exceptions in this node's threads
         self._internal_errors_period = 0  # ... since the last diagnostics report
         self._internal_error_last = ""
@@ -623,6 +624,7 @@ class FrictionIdentifier(Node):
         try:
             self._runs += 1
             self._reason = ""
+            self._trust = ""
             try:
                 ok, text = self._identify(dict(self._values), self._runs)
             except Exception as e:  # noqa: BLE001 - report, never leave the caller hanging
@@ -749,8 +751,13 @@ class FrictionIdentifier(Node):
         rec = Recording(t, x, vel, force, a, joint=self._joint,
                         source=f"{self.get_fully_qualified_name()} run {run.number}: "
                                f"{self.resolve_topic_name(names.JOINT_STATES)}"
-                               + (f" + {topic}" if a is not None else ""))
-        return rec, [note], noise
+                               + (f" + {topic}" if a is not None else ""),
+                        noise=dict(noise) or None)
+        notes = [note]
+        gaps = rec.gap_note()
+        if gaps:
+            notes.append(f"record: {gaps}")
+        return rec, notes, noise
 
     def _fit_and_hand_over(self, v: dict, run: _Run, notes: list[str]):
         method = v["method"]
@@ -778,12 +785,20 @@ class FrictionIdentifier(Node):
                 return False, f"failed: renderer parameters of the fit: {e}"
             self._fits = fits
             self._write_results(fit)  # the estimates, before the renderer has them
+            # the CSV carries the noise variances this EIV fit used (the Imu covariance, ...):
+            # `fric identify` on it then makes the same correction (not a re-estimate from data)
+            used = fits.get("eiv", fit).noise
+            rec.noise = dict(used) if used else rec.noise
             files = self._write_files(v, rec, fits, fit, kw)
         notes += [str(w.message) for w in caught
                   if not issubclass(w.category, (DeprecationWarning, ResourceWarning))]
         for m, e in errors.items():
             notes.append(f"{m} fit failed: {e}")
         summary = self._estimates_line(fit, fits, len(rec))
+        self._trust = rec.trust_problem()
+        if self._trust:
+            notes.insert(0, self._trust)
+            self.get_logger().warning(f"run {run.number}: {self._trust}")
         ok = True
         if files:
             notes.append(files)
@@ -897,6 +912,9 @@ class FrictionIdentifier(Node):
         if state in ("aborted", "failed", "refused"):
             level = DiagnosticStatus.ERROR if state != "refused" else DiagnosticStatus.WARN
             problems.append(self._reason)
+        if self._trust and state == "done":
+            level = max(level, DiagnosticStatus.WARN)
+            problems.append(f"last run {self._trust}")
         if self._rejected_period:
             level = max(level, DiagnosticStatus.WARN)
             problems.append(f"{self._rejected_period} rejected inputs, last: "

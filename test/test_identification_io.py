@@ -64,11 +64,14 @@ def test_csv_round_trip_and_fit_recovers_brass(rec, tmp_path):
 
 
 def test_acceleration_derived_from_velocity(rec):
-    """No accelerometer: the 4-point central difference with the median stamp step."""
+    """No accelerometer: the 4-point central difference with the median stamp step; the two
+    samples at each end (no complete stencil) are left out."""
     r = Recording(rec.t, rec.x, rec.v, rec.force)
     assert r.dt == pytest.approx(1e-3, rel=1e-9)
     f = r.fit()
-    g = fit_friction(rec.x, rec.v, central_difference(rec.v, 1e-3), rec.force)
+    i = slice(2, -2)
+    g = fit_friction(rec.x[i], rec.v[i], central_difference(rec.v, 1e-3)[i], rec.force[i])
+    assert np.isnan(r.acceleration()[[0, 1, -2, -1]]).all()
     # the stamps' median step equals 1e-3 up to float rounding of t (~1e-16 s): relative 1e-9
     for k in ("m", "Cp", "Cn", "bp", "bn", "Dp", "Dn"):
         assert getattr(f, k) == pytest.approx(getattr(g, k), rel=1e-9, abs=1e-12), k
@@ -88,15 +91,21 @@ def test_recording_errors_name_the_field(rec):
         Recording(rec.t, rec.x, rec.v, rec.force, a=rec.a[:-1])
     with pytest.raises(ValueError, match="too few samples"):
         Recording(rec.t[:4], rec.x[:4], rec.v[:4], rec.force[:4])
-    # a lost sample (a step of 2 dt) breaks the derivative, not an accelerometer fit
+    # a lost sample (a step of 2 dt): the derivative is taken on each side of it
     keep = np.ones(rec.t.size, bool)
     keep[700] = False
     gap = Recording(rec.t[keep], rec.x[keep], rec.v[keep], rec.force[keep])
-    with pytest.raises(ValueError, match=r"^t: sampling is not uniform.*index 700"):
-        gap.fit()
+    assert [(s.start, s.stop) for s in gap.segments()] == [(0, 700), (700, 1999)]
+    assert gap.lost_samples() == 1 and gap.trust_problem() == ""
+    gap.fit()
     Recording(rec.t[keep], rec.x[keep], rec.v[keep], rec.force[keep], a=rec.a[keep]).fit()
     jitter = rec.t + 0.4 * MAX_STEP_DEVIATION * 1e-3 * (np.arange(rec.t.size) % 2)
-    Recording(jitter, rec.x, rec.v, rec.force).acceleration()  # within the tolerance
+    r = Recording(jitter, rec.x, rec.v, rec.force)  # within the tolerance: one segment
+    assert len(r.segments()) == 1 and np.isfinite(r.acceleration()[2:-2]).all()
+    # every other step doubled: no 5 uniform rows, nothing to differentiate
+    t = np.cumsum(np.where(np.arange(rec.t.size) % 2, 1e-3, 2e-3))
+    with pytest.raises(ValueError, match=r"^t: no 5 consecutive uniformly sampled rows"):
+        Recording(t, rec.x, rec.v, rec.force).fit()
 
 
 def test_read_csv_columns_mapping_and_comments(rec, tmp_path):
