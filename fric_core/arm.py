@@ -167,21 +167,26 @@ class GearedArm:
 
     ``lower``, ``upper`` (per joint, ±inf for none; default none): **hard end stops**, rigid
     unilateral constraints ``lower ≤ q ≤ upper`` on the joint outputs (a URDF's position
-    limits). The implicit-Euler way to hold a unilateral constraint is at the velocity level of
-    the same step (Moreau's time-stepping; Stewart & Trinkle): after (69f), a joint whose
-    ``q + h v`` would pass its limit gets the stop's impulse p (joint side, through the whole
-    inertia M̂ of (69a): rotor and output are one body through the gear, so the output's stop
-    stops the rotor too), chosen so that it lands exactly on the limit — an inelastic impact,
-    v = (limit − q)/h, 0 once it rests there — while the other joints take the impulse's
-    reaction through M̂⁻¹; joints held by static friction in (69f) stay held (v exactly 0, the
-    friction takes the reaction: exact for self-locking joints, which hold any load from the
-    arm). The impulses solve the small system ``(M̂⁻¹)_KK p_K = v_K − v_target,K`` on the
-    constrained set K, with each stop only pushing (a stop that would pull is released: the
-    joint leaves it). The joint then never passes its limit, for any finite input: the result
-    is clipped to ``[lower, upper]`` (its velocity with it) against round-off. The friction
-    inside the impact step is that of (69f) before the impulse (an operator splitting: the
-    friction of the step, then the impact), so a stop's reaction on a neighbour that slips
-    is not loaded through that neighbour's gear in that one step.
+    limits), held in the implicit step itself: when (69f) would take joint i past its limit,
+    the stop acts on the joint as a load torque τ_c,i in (69c) — like any load from the arm, it
+    goes through the transmission, so a self-locking gear is stopped by its stop but never
+    pushed back by it (paper 004, Sec. 4) — with the complementarity of a unilateral contact:
+
+        v_i ≤ (upper_i − q_i)/h,  τ_c,i ≥ 0,  τ_c,i ((upper_i − q_i)/h − v_i) = 0
+
+    (mirrored at ``lower``). So the joint lands exactly on its limit and rests there (an
+    inelastic impact: the velocity-level constraint of implicit-Euler time-stepping, Moreau;
+    Stewart & Trinkle), and the other joints take the stop's reaction through M̂⁻¹ and their
+    own gears' friction in the same step. τ_c is found by a safeguarded Newton iteration: steps
+    with the frictionless Jacobian ∂v/∂τ_c = −h M̂⁻¹ (exact without friction: one iteration),
+    kept inside each joint's bracket (the τ_c known to be too small / too large, which static
+    friction's flat stretches need), at most ``stop_max_iter`` (60) re-solves of (69d)–(69f);
+    converged when each contact velocity is within ``stop_tol`` (1e-9, relative) of landing,
+    then it is set to land exactly. If it does not converge (counted in ``stop_unconverged``),
+    an impact projection of the step's result is used instead (:meth:`_end_stops`). Either
+    way the joint never passes its limit, for any finite input: the result is clipped to
+    ``[lower, upper]`` against round-off. ``state.at_stop`` and ``state.stop_impulse`` report
+    the stops of the step.
     """
 
     def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,
@@ -217,6 +222,9 @@ class GearedArm:
         self.lower, self.upper = lo, hi
         self._stops = bool(np.isfinite(lo).any() or np.isfinite(hi).any())
         self.stop_steps = 0  # steps in which an end stop acted
+        self.stop_unconverged = 0  # of those, steps that fell back to the impact projection
+        self.stop_max_iter = 60
+        self.stop_tol = 1e-9  # landing velocity tolerance, relative to |target| + |v| + 1
         self._q0 = np.zeros(n) if q0 is None else per_joint("q0", q0, names)
         self._v0 = np.zeros(n) if v0 is None else per_joint("v0", v0, names)
         self._solver = AxprojSolver(n, tol=tol)
@@ -385,16 +393,38 @@ class GearedArm:
             tau_v = tau_v - J.T @ wrench
         if tau_load is not None:
             tau_v = tau_v + tau_load
-        tau_a = tau_u - tau_v
-        phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a             # (69d)
         A = h * Minv
-        v_star = v + A @ tau_a                                                    # (69e)
         smax = math.sqrt(float(np.dot(P.ravel(), P.ravel())))  # ‖P‖_F ≥ σ_max(P)
         if smax >= 1.0:
             smax = float(np.linalg.norm(P, 2))
         well_posed = smax < 1.0
         if not well_posed:
             self._ill_posed(smax)
+        res = self._friction_step(tau_u, tau_v, v, A, P, q, smax)
+        v_new = res[0]
+        at_stop = impulse = None
+        if self._stops:
+            q_new = q + h * v_new
+            if ((q_new > self.upper) | (q_new < self.lower)).any():
+                res, tau_v, q_new, at_stop, impulse = self._stop_step(
+                    tau_u, tau_v, v, A, P, q, smax, Minv, h, res)
+                v_new = res[0]
+                self.stop_steps += 1
+            self._q = q_new
+        else:
+            self._q = q + h * v_new                                               # (69g)
+        v_new, v_star, f, lam, stuck, it, conv = res
+        self._v = v_new
+        self.steps += 1
+        self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
+                               it, conv, at_stop, impulse)
+        return v_new.copy()
+
+    def _friction_step(self, tau_u, tau_v, v, A, P, q, smax):
+        """(69d)–(69f) for the loads τ_v: (v_new, v*, f, λ, stuck, iterations, converged)."""
+        tau_a = tau_u - tau_v
+        phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a             # (69d)
+        v_star = v + A @ tau_a                                                    # (69e)
         if self.n == 1:  # (70), identical to the 1-DOF algorithm (44)
             y = axproj_diagonal(v_star, A[0], phi, P[0])
             a, p = A[0, 0], P[0, 0]
@@ -412,24 +442,75 @@ class GearedArm:
                                      f"(residual {r.residual:.3g}, sigma_max(P) = {smax:.4g})")
         v_new = v_star - y                                                        # (69f)
         v_new[stuck] = 0.0
-        at_stop = impulse = None
-        if self._stops:
-            q_new = q + h * v_new
-            if ((q_new > self.upper) | (q_new < self.lower)).any():
-                v_new, q_new, at_stop, impulse = self._end_stops(q, v_new, stuck, Minv, h)
-                self.stop_steps += 1
-            self._q = q_new
-        else:
-            self._q = q + h * v_new                                               # (69g)
-        self._v = v_new
-        self.steps += 1
-        self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
-                               it, conv, at_stop, impulse)
-        return v_new.copy()
+        return v_new, v_star, f, lam, stuck, it, conv
+
+    def _stop_step(self, tau_u, tau_v, v, A, P, q, smax, Minv, h, res):
+        """The hard end stops (class docstring): the stop torques τ_c as loads in (69c), found by
+        a projected Newton iteration with the frictionless Jacobian −h M̂⁻¹ until every joint in
+        contact lands on its limit (v_i = (limit − q_i)/h) and every stop pushes (complementarity);
+        the impact projection :meth:`_end_stops` if it does not converge.
+        Returns (friction-step result, τ_v, q, at_stop, impulse)."""
+        lo, hi = self.lower, self.upper
+        n = self.n
+        mu = np.zeros(n)  # stop torque magnitudes: τ_c = sign μ, μ ≥ 0 (a stop only pushes)
+        b_lo = np.zeros(n)  # per joint, μ known too small (the joint still passes its limit) ...
+        b_hi = np.full(n, np.inf)  # ... and known too large (it stops short)
+        target = np.zeros(n)
+        sign = np.zeros(n)  # +1: upper stop (τ_c ≥ 0, a load), −1: lower stop (τ_c ≤ 0)
+        contact = np.zeros(n, bool)
+        free = res
+        scale = np.abs(v) + np.abs(free[0]) + 1.0
+        tv = tau_v
+        for _ in range(self.stop_max_iter):
+            v_new = res[0]
+            qn = q + h * v_new
+            up = ~contact & (qn > hi)
+            dn = ~contact & (qn < lo)
+            target[up] = (hi[up] - q[up]) / h
+            target[dn] = (lo[dn] - q[dn]) / h
+            sign[up], sign[dn] = 1.0, -1.0
+            contact |= up | dn
+            e = sign * (v_new - target)  # > 0: still passing the limit, < 0: stopping short
+            # complementarity: a joint short of its limit with no stop torque is free
+            contact &= ~((mu == 0.0) & (e <= 0.0))
+            e[~contact] = 0.0
+            tol = self.stop_tol * (np.abs(target) + scale)
+            if (np.abs(e) <= tol).all():
+                v_new = v_new.copy()
+                v_new[contact] = target[contact]  # land exactly (moves it by <= the tolerance)
+                q_new = q + h * v_new
+                q_new[contact] = np.where(sign[contact] > 0.0, hi[contact], lo[contact])
+                # round-off never takes a joint past a limit
+                q_new = np.minimum(np.maximum(q_new, lo), hi)
+                return (v_new,) + tuple(res[1:]), tv, q_new, contact, -h * sign * mu
+            np.copyto(b_lo, np.maximum(b_lo, mu), where=contact & (e > tol))
+            np.copyto(b_hi, np.minimum(b_hi, mu), where=contact & (e < -tol))
+            idx = np.flatnonzero(contact)
+            try:  # Newton with the frictionless Jacobian of v(τ_c): −h M̂⁻¹
+                d = np.linalg.solve(Minv[np.ix_(idx, idx)], (sign * e)[idx]) / h
+            except np.linalg.LinAlgError:
+                break
+            m_new = mu[idx] + sign[idx] * d
+            lo_i, hi_i = b_lo[idx], b_hi[idx]
+            # safeguard: stay inside the bracket (friction can make v(τ_c) flatter or steeper
+            # than the frictionless guess; static friction makes it flat)
+            out = (m_new <= lo_i) | (m_new >= hi_i)
+            mid = np.where(np.isfinite(hi_i), 0.5 * (lo_i + hi_i), 2.0 * lo_i + np.abs(d))
+            mu[idx] = np.maximum(np.where(out & (lo_i < hi_i), mid, m_new), 0.0)
+            tv = tau_v + sign * mu  # the stops' torques are loads on the joints (69c)
+            res = self._friction_step(tau_u, tv, v, A, P, q, smax)
+        self.stop_unconverged += 1
+        v_new, q_new, at_stop, impulse = self._end_stops(q, free[0], free[4], Minv, h)
+        return (v_new,) + tuple(free[1:]), tau_v, q_new, at_stop, impulse
 
     def _end_stops(self, q: np.ndarray, v: np.ndarray, stuck: np.ndarray, Minv: np.ndarray,
                    h: float):
-        """The hard end stops' impulses (class docstring): returns (v, q, at_stop, impulse)."""
+        """The fallback of the hard end stops (class docstring), when the stop torques did not
+        converge: an impact projection of the step's result v. A joint that would pass its
+        limit gets the impulse −p (through M̂⁻¹: ``v ← v − M̂⁻¹ p``) that lands it on the limit,
+        solving ``(M̂⁻¹)_KK p_K = v_K − v_target,K`` on the constrained set K (a stop that would
+        pull is released); stuck self-locking joints stay held (their gear holds any load from
+        the arm). Returns (v, q, at_stop, impulse)."""
         lo, hi = self.lower, self.upper
         n = self.n
         contact = np.zeros(n, bool)
@@ -446,6 +527,9 @@ class GearedArm:
             sign[up], sign[dn] = -1.0, 1.0
             contact[up | dn] = True
 
+        # joints held by static friction stay held only if self-locking (they hold any load
+        # from the arm); a backdrivable one takes the impact's reaction
+        stuck = stuck & (np.abs(self.gamma_v) >= 1.0)
         engage(np.ones(n, bool), q + h * v)
         for _ in range(2 * n + 2):
             K = contact | stuck

@@ -338,6 +338,7 @@ class TransmissionSim(Node):
               ("command timeouts", str(self._timeouts)),
               ("effort commands clipped", str(self._clipped)),
               ("end-stop steps", str(self.arm.stop_steps)),
+              ("end-stop steps by impact projection", str(self.arm.stop_unconverged)),
               ("rejected inputs", str(sum(self._rejected.values())))]
         kv += [(f"rejected {k}", str(c)) for k, c in sorted(self._rejected.items())]
         for i, j in enumerate(self.joint_names):

@@ -353,17 +353,20 @@ def test_set_state_keeps_the_counters():
         arm.set_state([np.nan], [0.0])
 
 
-def test_hard_end_stop_is_an_inelastic_impact_on_one_joint():
+@pytest.mark.parametrize("v2", [-1.0, 0.0])
+def test_hard_end_stop_is_an_inelastic_impact_on_one_joint(v2):
     # Issue 13 (item 4). A frictionless 2-joint arm (gamma 0: no transmission friction) with a
     # coupled constant inertia, joint1 thrown at its upper stop. A stop acts on joint1 alone, so
     # the impulse changes only joint1's generalised momentum: (M^ v)_2 is the same before and
     # after the impact (nothing else acts), joint1 ends exactly on its limit at rest relative to
-    # it, and the kinetic energy does not grow (inelastic).
+    # it, and the kinetic energy does not grow (inelastic). With v2 = 0 joint2 is at rest before
+    # the impact (its velocity exactly 0, reported "stuck" by (69f) though nothing holds it):
+    # it must take the reaction like a moving one.
     M = np.array([[2.0, 0.7], [0.7, 1.0]])
     m = 0.5
     h = 1e-3
     arm = GearedArm(ConstantInertia(M), 0.0, 0.0, m, lower=[-1.0, -10.0], upper=[0.1, 10.0],
-                    q0=[0.0, 0.0], v0=[3.0, -1.0])
+                    q0=[0.0, 0.0], v0=[3.0, v2])
     Mhat = M + m * np.eye(2)
     before = None
     for _ in range(100):
