@@ -58,8 +58,9 @@ _SIM_DEFAULTS = {n: p.default for n, p in
 SIM_FIGURES = (
     ("carriage_mass", "carriage (motor, slide, transmission) equivalent mass", "kg", 1e-6),
     ("max_force", "motor force limit (commands beyond it are clipped and flagged)", "N", 1e-6),
-    ("x_min", "lower end stop (carriage travel)", "m", None),
-    ("x_max", "upper end stop (carriage travel)", "m", None),
+    ("x_min", "lower end stop (carriage travel; both backends: position setpoints outside "
+     "[x_min, x_max] are rejected, serial state frames are checked against it)", "m", None),
+    ("x_max", "upper end stop (carriage travel; see x_min)", "m", None),
     ("force_noise", "load-cell noise (std)", "N", 0.0),
     ("accel_noise", "accelerometer noise (std)", "m/s^2", 0.0),
     ("kp", "position servo stiffness", "N/m", 0.0),
@@ -114,7 +115,8 @@ SPECS = (
     ParamSpec("sim_dt", float(_SIM_DEFAULTS["dt"]), "physics step (sim): 1/rate must be a whole "
               "number of steps, so a slower rate keeps the same physics", unit="s", min=1e-6,
               max=0.1, read_only=True),
-) + tuple(ParamSpec(name, float(_SIM_DEFAULTS[name]), f"{text} (sim)", unit=unit, min=lo,
+) + tuple(ParamSpec(name, float(_SIM_DEFAULTS[name]),
+                    text if name in ("x_min", "x_max") else f"{text} (sim)", unit=unit, min=lo,
                     read_only=True) for name, text, unit, lo in SIM_FIGURES) + (
     # -- serial backend
     ParamSpec("port", "/tmp/fric_stage", "serial device (serial backend), e.g. /dev/ttyACM0 or "
