@@ -77,7 +77,7 @@ def test_case_1_object_pivots_until_its_com_hangs_below_the_pads():
     # Sec. VI-C case 1 (CoM 25 mm from the pad centre): the gravity moment m g 25 mm = 0.049 N m
     # exceeds the pads' torque capacity 2·(2/3)·10 mm·μ_S f_N ≤ 0.042 N m, so the object pivots
     # about the contact until its CoM hangs below it, θ → −90°, by the second grip minimum
-    # (distributed and reduced −90.5° / −90.8° at 1 s, examples/planar_in_hand.py). 5° allows for
+    # (distributed and reduced −91.0° / −91.1° at 2 s, examples/planar_in_hand.py). 5° allows for
     # the friction torque holding it slightly off the vertical (m g 25 mm sin 5° ≈ 4e-3 N m).
     # Reduced model (the distributed one is compared in the example's full run); dt = 2.5e-5 s
     # is within the stability bound at the d ≈ 65 mm the object reaches.
