@@ -11,9 +11,12 @@ breakaway force, push above it, let go. ``fric_recorder`` records the display.
 
 Then this script checks the result against the simulation's ground truth:
 
-* identification: the identifier's recording refitted here (same numbers), estimates printed next
-  to the true sample (``fric_core.stage.SAMPLES``); EIV within 4 of its own standard deviations
-  of the true mass and Coulomb levels, and less biased than OLS on the mass (paper 003's point);
+* identification: the identifier's recording refitted here as ``fric identify`` does (the same
+  numbers as the identifier's: the file carries its noise variances), estimates printed next to
+  the true sample (``fric_core.stage.SAMPLES``); EIV within 4 of its own standard deviations of
+  the true mass and Coulomb levels, and less biased than OLS on the mass (paper 003's point); the
+  record complete enough to trust (at most ``MAX_LOST_FRACTION``, 5 %, of its samples lost — a
+  loaded machine makes the identifier miss states: the verdict then fails, saying so);
 * rendering: below the identified breakaway the handle does not move (one encoder count), above
   it breaks away with the rendered force peaking at the identified static level Dp and slides with
   the rendered force on the identified kinetic law (both within 2 %), and after the release it
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 import subprocess
 import sys
 import time
@@ -36,7 +40,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from fric_core.identification_io import read_csv  # noqa: E402
+from fric_core.identification_io import MAX_LOST_FRACTION, read_csv  # noqa: E402
 from fric_core.identification_report import estimates_table  # noqa: E402
 from fric_core.laws import AsymmetricFriction  # noqa: E402
 from fric_core.stage import SAMPLES, HapticStageSim  # noqa: E402
@@ -78,18 +82,43 @@ def rendered_law(yaml_path: Path, joint: str = "stage_joint") -> AsymmetricFrict
                                  ("Cp", "Cn", "bp", "bn", "Dp", "Dn", "dv")})
 
 
+def identifier_estimates(yaml_path: Path) -> tuple[str, dict[str, tuple[float, float]]]:
+    """The identifier's method and its own estimates ± std of m, Cp, Cn, from the comments of
+    the parameter file it wrote (``# method: eiv``, ``# estimates ± std: m = 0.41843 ± 0.0011
+    kg ...``); ("", {}) when absent."""
+    text = yaml_path.read_text(encoding="utf-8") if yaml_path.is_file() else ""
+    method = re.search(r"^# method: (\w+)", text, re.MULTILINE)
+    est = {k: (float(v), float(sd)) for k, v, sd in
+           re.findall(r"\b(m|Cp|Cn) = ([-0-9.e+]+) ± ([0-9.e+-]+)", text)}
+    return (method.group(1), est) if method and est else ("", {})
+
+
 def identification_checks(ident: Path, sample: str) -> tuple[list, dict]:
-    """Refit the identifier's recording; compare with the truth. (checks, fits)."""
+    """Refit the identifier's recording as ``fric identify`` does (the noise variances the
+    identifier used come with the file); compare with the identifier's own estimates and with
+    the truth; say whether the record is complete enough to trust. (checks, fits)."""
     rec = read_csv(ident / "recording.csv")
-    # the accelerometer's noise variance as the identifier had it (the Imu covariance of the
-    # simulated stage); the velocity noise estimated from the data, as the identifier does
-    noise = {"accel": ACCEL_NOISE ** 2}
+    # a file without a '# noise:' comment (written before it existed): the stage's Imu variance
+    noise = None if rec.noise else {"accel": ACCEL_NOISE ** 2}
     fits = {m: rec.fit(method=m, noise=noise) for m in ("ols", "eiv")}
     tr = truth(sample)
     print(f"-- identified vs simulated {sample} ({len(rec)} samples, {rec.source or 'recording'})")
     print(estimates_table(fits, tr))
     eiv, ols = fits["eiv"], fits["ols"]
     checks = []
+    # issue 13, item 9: a run that lost too much (a loaded machine) is not to be trusted
+    problem = rec.trust_problem()
+    checks.append((f"identification record complete enough to trust (lost <= "
+                   f"{MAX_LOST_FRACTION:.0%})", not problem,
+                   problem or f"{rec.lost_samples()} samples lost ({rec.lost_fraction():.1%})"))
+    method, online = identifier_estimates(ident / "friction_renderer.yaml")
+    if method in fits:
+        f = fits[method]
+        worst = max(abs(getattr(f, k) - v) / sd for k, (v, sd) in online.items())
+        checks.append((f"offline refit (fric identify) agrees with the identifier's "
+                       f"{method.upper()} within its std", worst <= 1.0,
+                       ", ".join(f"{k} {getattr(f, k):.5g} vs {v:.5g} ± {sd:.2g}"
+                                 for k, (v, sd) in online.items()) + f" (worst {worst:.2f} std)"))
     for k in ("m", "Cp", "Cn"):
         z = (getattr(eiv, k) - tr[k]) / eiv.std[k]
         checks.append((f"EIV {k} within {Z_LIMIT:g} std of the truth", abs(z) <= Z_LIMIT,

@@ -30,14 +30,19 @@ A run (the Trigger service ``~/identify``, or ``identify_on_start``):
 5. **Fit** of both methods on the record (:meth:`fric_core.identification_io.Recording.fit`:
    OLS, paper 003 eq. 5; Fuller's EIV, eq. 6, the EIV noise variances from the parameters, the
    Imu covariance or the data); no accelerometer messages: the acceleration is the 4-point
-   central difference of the velocity, and the result says so. A ``ValueError`` of the fit (not
-   identifiable) fails the run with its text.
-6. **Outputs**: ``output_dir`` gets ``recording.csv`` (write_csv), ``<renderer>.yaml``
-   (fit_to_yaml, the ``method`` fit) and the report (write_report: figures, estimates.md); the
-   ``result.*`` parameters (read-only to users) and /diagnostics carry the estimates ± std; with
-   ``push_to_renderer`` the renderer gets renderer_parameters(fit) and ``output_enabled: true``
-   in one SetParametersAtomically call whose reply is checked (a rejection is reported with the
-   renderer's reason and fails the run).
+   central difference of the velocity within the gap-free segments of the record, and the
+   result says so. States the node never saw are gaps in the record's stamps: the summary says
+   how many were lost, and beyond ``MAX_LOST_FRACTION`` (5 %) of the record it says ``NOT
+   TRUSTED`` (lost breakaway peaks bias Dp/Dn; /diagnostics WARN). A ``ValueError`` of the fit
+   (not identifiable) fails the run with its text.
+6. **Outputs**: ``output_dir`` gets ``recording.csv`` (write_csv, with the noise variances the
+   EIV fit used in a ``# noise:`` comment, so that ``fric identify`` on it gives the same
+   estimates), ``<renderer>.yaml`` (fit_to_yaml, the ``method`` fit) and the report
+   (write_report: figures, estimates.md); the ``result.*`` parameters (read-only to users) and
+   /diagnostics carry the estimates ± std; with ``push_to_renderer`` the renderer gets
+   renderer_parameters(fit) and ``output_enabled: true`` in one SetParametersAtomically call
+   whose reply is checked (a rejection is reported with the renderer's reason and fails the
+   run).
 
 The Trigger call answers when the run is over, with ``success`` and a one-line summary (also
 logged); a second call during a run is answered at once: busy. Concurrency: the node itself runs

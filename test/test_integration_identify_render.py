@@ -40,3 +40,37 @@ def test_identify_brass_then_render_it_lockstep(tmp_path, capsys):
     for expected in ("EIV m within", "EIV less biased than OLS", "stuck", "slides",
                      "rendered kinetic force", "rendered static level", "release"):
         assert expected in names, names
+
+
+# -- the demo's verdict on the identification record (issue 13, item 9) ---------------------------
+def _ident_dir(path: Path, rec) -> Path:
+    """What the identifier writes: recording.csv (with its noise variances) and its YAML."""
+    from fric_core.identification_io import fit_to_yaml, write_csv
+
+    path.mkdir(parents=True)
+    fit = rec.fit("eiv")
+    rec.noise = dict(fit.noise)
+    write_csv(rec, path / "recording.csv")
+    (path / "friction_renderer.yaml").write_text(fit_to_yaml(fit, B=60.0))
+    return path
+
+
+def test_demo_verdict_says_when_the_record_lost_too_much(tmp_path):
+    """The demo used to pass a loaded run that lost 17 % of its states. Now its verdict has a
+    check that fails beyond MAX_LOST_FRACTION, saying NOT TRUSTED; and one that the offline
+    refit of the recording agrees with the identifier's own estimates."""
+    from test_identification_lossy import SIG_A, lossy_run
+
+    quiet = lossy_run(seed=5, p_gap=0.0005)
+    quiet.noise = {"accel": SIG_A ** 2}
+    loaded = lossy_run(seed=3, p_gap=0.025)
+    loaded.noise = {"accel": SIG_A ** 2}
+    for name, rec, trusted in (("quiet", quiet, True), ("loaded", loaded, False)):
+        checks, _ = identify_and_render.identification_checks(_ident_dir(tmp_path / name, rec),
+                                                              "brass")
+        by = {c[0]: c for c in checks}
+        trust = next(c for n, c in by.items() if n.startswith("identification record complete"))
+        assert trust[1] is trusted, trust
+        assert trust[2].startswith("NOT TRUSTED: ") is not trusted, trust
+        agree = next(c for n, c in by.items() if n.startswith("offline refit"))
+        assert agree[1], agree
