@@ -1,7 +1,9 @@
 """Parameter design help (Kikuuwe et al. 2006, Sec. III-E and IV-C).
 
 * :func:`static_convergence` — the static-friction dynamics (63) of a model-C contact pulling a
-  mass M: do they converge, and without oscillation?
+  mass M: do they converge, and without oscillation? :func:`non_oscillatory_B` and
+  :func:`non_oscillatory_K` give the closed-form bounds on B and K for settling without
+  oscillation, and :func:`static_advice` words them for a log line.
 * :func:`law_validity` — for a law and the element's Z: Theorem 1's uniqueness condition (15)/(56)
   and the validity condition (48)/(58) of the closed-form approximation (46)/(57)/(59).
 
@@ -23,7 +25,8 @@ from .laws import AsymmetricFriction, FrictionLaw
 ArrayLike = Union[float, np.ndarray]
 
 __all__ = ["FrictionDesignWarning", "StaticConvergence", "static_convergence", "LawValidity",
-           "law_validity", "max_dt_non_oscillatory"]
+           "law_validity", "max_dt_non_oscillatory", "non_oscillatory_B", "non_oscillatory_K",
+           "static_advice"]
 
 
 class FrictionDesignWarning(UserWarning):
@@ -75,6 +78,63 @@ def static_convergence(M: ArrayLike, K: ArrayLike, B: ArrayLike, dt: float) -> S
         dt_crit = float(np.min(np.sqrt(M / (4.0 * K))))
     return StaticConvergence(eigenvalues=lam, converges=converges,
                              non_oscillatory=bool(np.all(real & in_unit)), dt_critical=dt_crit)
+
+
+def non_oscillatory_B(M: float, K: float, dt: float) -> tuple[float, float]:
+    """The range ``(B_min, B_max)`` of B for which eq. (63) settles without oscillation.
+
+    With β = T B/M and κ = T² K/M, the matrix of (63) has trace 2 − β − κ and determinant
+    1 − β, so its eigenvalues are real iff (β + κ)² ≥ 4κ, i.e. β ≥ 2√κ − κ, and lie in [0, 1)
+    iff moreover β ≤ 1 and β + κ ≤ 2. In physical units: ``B_min = 2√(K M) − T K`` (the
+    continuous-time critical damping 2√(KM) less the T K that the implicit step adds),
+    ``B_max = min(M/T, 2M/T − T K)``. Empty (B_min > B_max) when T² > M/(4K) roughly: then no
+    B helps and T or K must change (:func:`max_dt_non_oscillatory`).
+    """
+    M = param("M", M, minimum=0.0, strict=True, allow_array=False)
+    K = param("K", K, minimum=0.0, allow_array=False)
+    T = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
+    return (max(0.0, 2.0 * float(np.sqrt(K * M)) - T * K), min(M / T, 2.0 * M / T - T * K))
+
+
+def non_oscillatory_K(M: float, B: float, dt: float) -> float:
+    """The largest K for which eq. (63) settles without oscillation at this B (see
+    :func:`non_oscillatory_B`: β ≥ 2√κ − κ solved for κ): ``K_max = (M/T²)(1 − √(1 − T B/M))²``;
+    0 when T B ≥ M (then the step itself overshoots: lower B or T)."""
+    M = param("M", M, minimum=0.0, strict=True, allow_array=False)
+    B = param("B", B, minimum=0.0, allow_array=False)
+    T = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
+    beta = T * B / M
+    if beta >= 1.0:
+        return 0.0
+    return M / (T * T) * (1.0 - float(np.sqrt(1.0 - beta))) ** 2
+
+
+def static_advice(M: float, K: float, B: float, dt: float, *, k_name: str = "K",
+                  b_name: str = "B") -> str:
+    """What to change so that eq. (63) settles without oscillation, in words with the numbers
+    (for a log line): raise B to at least B_min, or lower K to at most K_max."""
+    b_lo, b_hi = non_oscillatory_B(M, K, dt)
+    k_max = non_oscillatory_K(M, B, dt)
+    opts = []
+    if b_lo <= b_hi:
+        # round the bound up (B) / down (K) in the 4th digit so that the advice itself passes
+        opts.append(f"raise {b_name} to >= {_round_up(b_lo)} (2*sqrt(K*M) - dt*K)")
+    if k_max > 0.0:
+        opts.append(f"lower {k_name} to <= {_round_down(k_max)} ((M/dt^2)*(1 - sqrt(1 - dt*B/M))^2)")
+    if not opts:
+        return (f"no B settles without oscillation at dt = {dt:g}: lower dt below "
+                f"{max_dt_non_oscillatory(M, K):.4g} s or lower {k_name}")
+    return " or ".join(opts)
+
+
+def _round_up(x: float) -> str:
+    e = 10.0 ** (np.floor(np.log10(abs(x))) - 3) if x else 1.0
+    return f"{np.ceil(x / e) * e:.4g}"
+
+
+def _round_down(x: float) -> str:
+    e = 10.0 ** (np.floor(np.log10(abs(x))) - 3) if x else 1.0
+    return f"{np.floor(x / e) * e:.4g}"
 
 
 def max_dt_non_oscillatory(M: float, K: float) -> float:

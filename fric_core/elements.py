@@ -44,7 +44,7 @@ from typing import NamedTuple, Union
 import numpy as np
 
 from ._checks import named_sizes, param
-from .design import law_validity, static_convergence, warn_design
+from .design import law_validity, static_advice, static_convergence, warn_design
 from .laws import FrictionLaw
 
 ArrayLike = Union[float, np.ndarray]
@@ -135,8 +135,10 @@ class _Element:
         if mass is not None:
             sc = static_convergence(mass, K, B, self.dt)
             if not sc.non_oscillatory:
+                advice = ("; to settle without oscillation " + static_advice(mass, K, B, self.dt)
+                          if np.ndim(mass) == 0 and np.ndim(K) == 0 and np.ndim(B) == 0 else "")
                 msgs.append(f"{type(self).__name__}: static friction on mass {mass} will "
-                            f"{'oscillate' if sc.converges else 'diverge'} ({sc}); "
+                            f"{'oscillate' if sc.converges else 'diverge'} ({sc}){advice}; "
                             "see Sec. IV-C: with B^2 = 4KM keep dt^2 < M/(4K)")
         warn_design(msgs, stacklevel=4)
 

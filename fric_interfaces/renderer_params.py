@@ -70,7 +70,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from fric_core.design import FrictionDesignWarning, law_validity, static_convergence
+from fric_core.design import (FrictionDesignWarning, law_validity, static_advice,
+                               static_convergence)
 from fric_core.elements import (CompliantAdmittance, InertialImpedance, MasslessImpedance,
                                 RigidAdmittance)
 from fric_core.laws import AsymmetricFriction, Coulomb, CoulombViscous, FrictionLaw, Stribeck
@@ -280,8 +281,12 @@ def design_problems(element: str, el, law: FrictionLaw, mass: float = 0.0,
             problems.append(f"static friction on the device mass {mass:g} diverges ({sc}); "
                             "lower K or raise B (Sec. IV-C: with B² = 4KM keep dt² < M/(4K))")
         elif not sc.non_oscillatory:
+            dt_ = el.dt if dt is None else dt
             notes.append(f"static friction on the device mass {mass:g} settles with "
-                         f"oscillation ({sc})")
+                         f"oscillation (eq. (63) with K = {el.K:g}, B = {el.B:g}, dt = {dt_:g}: "
+                         f"complex eigenvalues); to settle without oscillation "
+                         + static_advice(mass, el.K, el.B, dt_) + " (advice only: "
+                         "the operator's hand damps the device too)")
     return problems, notes
 
 
