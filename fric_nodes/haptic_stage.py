@@ -55,7 +55,12 @@ Backends:
   or IDLE after ``command_timeout``): at least one command frame per cycle. On a port that
   cannot be opened or fails: diagnostics ERROR, nothing published, a retry every
   ``reconnect_period``; no valid frame for ``read_timeout``: link down (ERROR), nothing published
-  and nothing sent, so the device goes safe by its own timeout.
+  and nothing sent, so the device goes safe by its own timeout. A CRC-valid state frame with a
+  NaN/inf or an implausible value — position outside ``[x_min, x_max]`` widened by
+  ``plausible_position_margin``, |velocity|, |force|, |motor_force| or |acceleration| beyond
+  ``plausible_velocity``, ``plausible_force``, ``plausible_acceleration`` — is rejected like a
+  corrupted one: counted as a value error, logged, WARN in diagnostics naming the field and value,
+  never published (docs/serial_protocol.md).
 
 Sync (``sim``):
 
