@@ -401,21 +401,10 @@ def _match(ref_ns: np.ndarray, ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[best], ok
 
 
-def _trim_ends(ok: np.ndarray, topic: str, t0_ns: int, ref_ns: np.ndarray) -> slice:
-    """The run of matched samples; unmatched ones only at the ends (else ValueError)."""
+def _check_matched(ok: np.ndarray, topic: str) -> None:
     if not ok.any():
         raise ValueError(f"{topic}: no message within half a joint_states period of any "
                          f"joint_states stamp (are the two stamped by the same clock?)")
-    first = int(np.argmax(ok))
-    last = ok.size - int(np.argmax(ok[::-1]))
-    inner = ~ok[first:last]
-    if inner.any():
-        k = first + int(np.argmax(inner))
-        raise ValueError(f"{topic}: {int(inner.sum())} joint_states samples inside the record "
-                         f"have no message within half a period (first at t = "
-                         f"{(ref_ns[k] - t0_ns) * 1e-9:.6f} s): a gap in {topic}; re-record, "
-                         f"or leave that topic out")
-    return slice(first, last)
 
 
 def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint_states",
@@ -435,9 +424,10 @@ def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint
     whose stamps are all zero), ``t`` relative to the first joint_states sample; joint_states
     are sorted by stamp. Alignment: each joint_states sample takes the Imu/wrench message with
     the same header stamp, else the nearest one within half the joint_states period. Samples
-    without one at the start or the end of the record (the recorder picked the topics up at
-    different moments) are dropped and counted in ``source``; an unmatched sample inside the
-    record (a lost message) raises ``ValueError``. An Imu whose
+    without one are dropped and counted in ``source``: at the start or the end of the record
+    (the recorder picked the topics up at different moments), and inside it (a lost message:
+    a gap in the record, as ``friction_identifier`` drops a state whose Imu never came; the
+    fit handles gaps, :meth:`Recording.lost_fraction` counts them). An Imu whose
     ``linear_acceleration_covariance[0]`` is > 0 in every message (``haptic_stage`` publishes
     the accelerometer's noise variance there) sets ``Recording.noise["accel"]`` for the EIV fit.
 
@@ -526,9 +516,10 @@ def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, dat
     js = np.array(vals, dtype=float)[order]
     notes = [f"{bag} {js_topic}[{joint}]" + (" (receive times: zero header stamps)"
                                              if js_log else "")]
-    keep = slice(0, ref_ns.size)
+    keep = np.ones(ref_ns.size, dtype=bool)
     extra = {}
     noise = None
+    gaps = {}
     for topic, name in ((accel_topic, "a"),
                         (wrench_topic if force_source == "wrench" else None, "force")):
         if not topic:
@@ -538,17 +529,29 @@ def _assemble(bag, joint, js_topic, accel_topic, wrench_topic, force_source, dat
             raise ValueError(f"{bag}: topic {topic!r} has no messages")
         ns, used_log = _stamps(t_hdr, t_log)
         idx, ok = _match(ref_ns, ns)
-        sl = _trim_ends(ok, topic, int(ref_ns[0]), ref_ns)
-        keep = slice(max(keep.start, sl.start), min(keep.stop, sl.stop))
+        _check_matched(ok, topic)
+        first, last = int(np.argmax(ok)), ok.size - int(np.argmax(ok[::-1]))
+        inner = int(np.count_nonzero(~ok[first:last]))
+        if inner:
+            gaps[topic] = inner
+        keep &= ok
         arr = np.array(t_vals, dtype=float)[idx]
         extra[name] = arr[:, 0]
         notes.append(topic + (" (receive times)" if used_log else ""))
         if name == "a" and np.all(arr[:, 1] > 0.0):  # Imu: variance known (0: unknown)
             noise = {"accel": float(np.median(arr[:, 1]))}
-    dropped = ref_ns.size - (keep.stop - keep.start)
+    if not keep.any():
+        raise ValueError(f"{bag}: no joint_states sample has a message of every topic")
+    first, last = int(np.argmax(keep)), keep.size - int(np.argmax(keep[::-1]))
+    dropped = keep.size - (last - first)
     if dropped:
         notes.append(f"{dropped} joint_states samples at the ends without a matching message "
                      f"dropped")
+    for topic, n in gaps.items():
+        k = first + int(np.argmax(~keep[first:last]))
+        notes.append(f"{n} joint_states samples inside the record without a {topic} message "
+                     f"within half a period dropped (gaps in the record; first at t = "
+                     f"{(ref_ns[k] - ref_ns[first]) * 1e-9:.6f} s)")
     ref_ns = ref_ns[keep]
     if ref_ns.size < MIN_ROWS:
         raise ValueError(f"{bag}: {ref_ns.size} aligned samples, fewer than {MIN_ROWS}")
