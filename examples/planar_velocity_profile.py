@@ -119,7 +119,7 @@ def check(chk: Checks, name: str, r: dict) -> None:
         f"RMSE < 0.03 in f_t and tau)", max(e_red) < 0.03,
         f"{e_red[0]:.4f}, {e_red[1]:.4f}")
     # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 5× the corrected
-    # model's worst (measured max(e_ell)/max(e_red) = 6.8–24.4×, the line and gradient line
+    # model's worst (measured max(e_ell)/max(e_red) = 6.7–24.4×, the line and gradient line
     # lowest) — far outside the resolution noise of either; the same bound as
     # test/test_planar_reduced.py.
     chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 5x)",
