@@ -3,6 +3,11 @@
     fric launch <file> [name:=value ...] [--print]  run a ROS 2 XML launch file (no ros2 CLI)
     fric identify INPUT [options]                   identify mass and friction from a recorded
                                                     run (CSV or rosbag2; docs/identification.md)
+    fric call SERVICE                               call a std_srvs/Trigger service
+    fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
+    fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
+
+(``call``, ``param`` and ``run``: :mod:`fric_nodes.cli_ros`, for installs without ``ros2``.)
 
 Subcommands are argparse sub-parsers: add one with a ``_add_<name>(subparsers)`` function that sets
 ``func`` (returning the exit status) and register it in ``_build_parser``.
@@ -13,7 +18,7 @@ import argparse
 import os
 import sys
 
-from fric_nodes import launch_runner
+from fric_nodes import cli_ros, launch_runner
 from fric_nodes.user_errors import out_dir_problem
 
 
@@ -216,6 +221,7 @@ def _build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
     _add_launch(subparsers)
     _add_identify(subparsers)
+    cli_ros.add_subcommands(subparsers)
     return parser
 
 

@@ -76,8 +76,8 @@ def _mixed_list(path, node) -> str | None:
             kind = _kind(item)
             if kind != first or kind in ("a list", "a mapping"):
                 m = item.start_mark
-                hint = " (write 2.0, not 2)" if {first, kind} == {"an integer", "a double"} \
-                    else ""
+                hint = (" (write every entry of a list of doubles with a decimal point: 2.0, "
+                        "not 2)" if {first, kind} == {"an integer", "a double"} else "")
                 return (f"{path}:{m.line + 1}:{m.column + 1}: a parameter list holds one type: "
                         f"this entry is {kind}, the first is {first}{hint}")
     return None

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 import rclpy
+from rclpy.exceptions import ParameterNotDeclaredException
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -133,6 +134,61 @@ def test_declare_with_descriptors_and_ros_enforcement(node):
     r = node.set_parameters([Parameter("rate", value=500.0)])[0]
     assert not r.successful and "read-only" in r.reason.lower()
     assert node.set_parameters([Parameter("max_effort", value=5.0)])[0].successful
+
+
+def test_live_rejections_are_worded(node):
+    """Issue 13 item 6: rclpy's own reasons were "Wrong parameter type, expected '3' got '4'"
+    and "Invalid access to undeclared parameter(s): []"."""
+    declare(node, SPECS)
+
+    def reason(*params):
+        r = node.set_parameters_atomically(list(params))
+        assert not r.successful
+        return r.reason
+
+    assert reason(Parameter("max_effort", value="x")) == \
+        "max_effort: expected a double, got a string ('x')"
+    assert reason(Parameter("max_effort", value=4)) == \
+        "max_effort: expected a double (write 4.0), got an integer (4)"
+    assert reason(Parameter("max_effort", Parameter.Type.BOOL_ARRAY, [])) == \
+        "max_effort: expected a double, got an empty list"
+    assert reason(Parameter("joints", value=[1, 2])) == \
+        "joints: expected a list of strings, got a list of integers ([1, 2])"
+    assert reason(Parameter("max_effort", value=-1.0)) == \
+        "max_effort: -1.0 is below the minimum 0"
+    assert reason(Parameter("rate", value=500.0)).startswith("rate: read-only: it is set at")
+    assert reason(Parameter("max_effort", Parameter.Type.NOT_SET)).startswith(
+        "max_effort: cannot be unset")
+    with pytest.raises(ParameterNotDeclaredException) as e:
+        node.set_parameters_atomically([Parameter("max_efort", value=1.0),
+                                        Parameter("nope", value=1.0)])
+    assert str(e.value) == ("max_efort (did you mean max_effort?), nope: no such parameter on "
+                            "/param_test (list them with: fric param list /param_test)")
+    # "[]" carries no element type (ros2 param set sends a bool array): the declared list type
+    r = node.set_parameters([Parameter("gains", Parameter.Type.BOOL_ARRAY, [])])[0]
+    assert r.successful, r.reason
+    p = node.get_parameter("gains")
+    assert p.type_ == Parameter.Type.DOUBLE_ARRAY and list(p.value) == []
+    assert node.set_parameters([Parameter("max_effort", value=5.0)])[0].successful
+
+
+def test_declare_wrong_type_at_startup_is_worded():
+    rclpy.init()
+    try:
+        n = rclpy.create_node("param_test3", parameter_overrides=[
+            Parameter("max_effort", value=4)])
+        with pytest.raises(ValueError) as e:
+            declare(n, SPECS)
+        assert str(e.value) == "max_effort: expected a double (write 4.0), got an integer (4)"
+        n.destroy_node()
+        n = rclpy.create_node("param_test4", parameter_overrides=[
+            Parameter("rate", value=0.5)])
+        with pytest.raises(ValueError) as e:
+            declare(n, SPECS)
+        assert str(e.value) == "rate: 0.5 is below the minimum 1"
+        n.destroy_node()
+    finally:
+        rclpy.shutdown()
 
 
 def test_declare_rejects_bad_startup_value():
