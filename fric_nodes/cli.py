@@ -147,7 +147,11 @@ def _identify(ns: argparse.Namespace) -> int:
                     print(f'fric identify: warning: the {method.upper()} fit failed: {e}',
                           file=sys.stderr)
             print(f'# {rec.source}: {len(rec)} samples, joint {ns.joint}')
+            if rec.gap_note():
+                print(f'# {rec.gap_note()}')
             print(estimates_table(fits))
+            if rec.trust_problem():  # issue 13, item 9: a record that lost too much
+                print(f'fric identify: warning: {rec.trust_problem()}', file=sys.stderr)
             text = fit_to_yaml(fits[ns.method], ns.joint, K=ns.K, B=ns.B, dt=ns.dt,
                                mass=ns.mass, source=rec.source)
             yaml_path.parent.mkdir(parents=True, exist_ok=True)

@@ -177,6 +177,8 @@ def test_offline_refit_of_the_online_recording_agrees(online, capsys):
     printed = capsys.readouterr()
     assert rc == 0, printed.err
     assert f"{offline.m:.4g} ± {offline.std['m']:.2g}" in printed.out
+    assert "gap(s) in the stamps" in printed.out
+    assert "fric identify: warning: NOT TRUSTED: " in printed.err
     md = (out / "offline" / "estimates.md").read_text()
     assert "NOT TRUSTED" in md
 
@@ -222,6 +224,7 @@ def test_a_csv_with_one_gap_and_no_accelerometer_is_identified(tmp_path, capsys)
     rc = main(["identify", str(path), "--out", str(tmp_path / "out")])
     printed = capsys.readouterr()
     assert rc == 0, printed.err
+    assert "NOT TRUSTED" not in printed.err and "1 gap(s) in the stamps" in printed.out
     rec = read_csv(path)
     assert rec.lost_samples() == 13 and rec.trust_problem() == ""
     a = rec.acceleration()
