@@ -4,7 +4,11 @@ pipeline in both rendering modes, then the element demo.
 First ``identify_and_render.py`` (the "haptic camera" of paper 003): a probe stage with the brass
 sample, the ``friction_identifier`` fitting its mass and friction (OLS and EIV), the identified law
 pushed to a renderer on a display stage and felt by a scripted operator; the estimates are printed
-next to the simulated truth and the rendering is checked against the identified law.
+next to the simulated truth, refitted from the identifier's recording as ``fric identify`` does
+(they must agree with the identifier's), and the rendering is checked against the identified law.
+A realtime run on a loaded machine makes the identifier miss states; a record that lost more than
+``MAX_LOST_FRACTION`` (5 %) of its samples is NOT TRUSTED and fails the verdict, saying so (run
+it again on a quieter machine, or ``--sync lockstep``).
 
 Then, for each rendering mode (impedance: model C, velocity in, force out; admittance: model A, force in,
 position setpoint out) it runs
