@@ -636,7 +636,9 @@ def test_serial_state_frames_with_implausible_values_are_rejected(world, tmp_pat
                         carriage_friction=None, force_noise=0.0, accel_noise=0.0).start()
     try:
         # diagnostics only when the test asks (each period's count is read once)
-        node = world.make(backend="serial", port=str(link), rate=100.0, read_timeout=0.05,
+        # (read_timeout 0.2 s: two rejected frames in a row are 20 ms without a valid one, which
+        # scheduling delays on a loaded machine must not turn into a link silence)
+        node = world.make(backend="serial", port=str(link), rate=100.0, read_timeout=0.2,
                           reconnect_period=0.05, diagnostics_period=60.0)
         peer = world.peer("stage_test_plausible")
         ex = world.executor
@@ -654,9 +656,13 @@ def test_serial_state_frames_with_implausible_values_are_rejected(world, tmp_pat
                dict(force=1e20), dict(acceleration=5e3), dict(motor_force=-1e9),
                dict(position=math.nan), dict(velocity=math.inf)]
         n_states = len(peer.states)
+        stats = node._link.decoder.stats
         for k, fields in enumerate(bad):
             emu.override_frames(2, **fields)
-            run(0.1)
+            end = time.monotonic() + 5.0
+            while stats.value_errors < 2 * (k + 1) and time.monotonic() < end:
+                run(0.02)
+            run(0.05)
             level, msg, d = _local_diag(node)
             (field, value), = fields.items()
             assert d["value errors"] == str(2 * (k + 1)), (fields, d)

@@ -154,9 +154,13 @@ def test_absurd_setpoints_rejected_and_forces_saturated_over_dds(ros):
         peer.run(0.3)  # diagnostics of the saturated period
         level, msg, d = peer.diag()
         assert int(d["effort commands beyond max_force"]) >= 10, d
-        assert int(d["saturated cycles"]) >= 50, d
-        # and back to tracking at once
-        peer.run(0.5, "position", target)
+        assert int(d["saturated cycles"]) >= 20, d  # every cycle at 200 Hz: 100 unloaded
+        # and back to tracking (the PD servo: ~0.3 s from the stop; more on a loaded machine)
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            peer.run(0.1, "position", target)
+            if abs(peer.states[-1] - target) <= band:
+                break
         assert abs(peer.states[-1] - target) <= band, peer.states[-5:]
     finally:
         peer.close()
