@@ -260,7 +260,7 @@ def _markdown(rec: Recording, fits, methods, truth, title: str) -> str:
         lines.append(f"- {k.upper()}: {f.n_used} kinetic samples ({f.n_pos} v > Δv, {f.n_neg} "
                      f"v < −Δv), condition number {f.cond:.3g}, residual std "
                      f"{f.residual_std:.3g} N" + (f", noise variances {noise}" if noise else ""))
-    if "accel" not in given and rec.breaks().any():
+    if rec.a is not None and "accel" not in given and rec.breaks().any():
         lines.append("- The accelerometer's noise variance was estimated from a record with gaps: "
                      "the servo's kicks after missed states read as noise and over-correct the "
                      "EIV mass; give the known variance (`fric identify --accel-noise`).")
