@@ -177,6 +177,25 @@ def test_garbage_corruption_and_drops_are_survived(emu, host):
     assert f.motor_force == pytest.approx(1.0) and not f.rx_error
 
 
+def test_override_frames_sends_crc_valid_frames_with_the_given_values(emu, host):
+    # the fault a host's plausibility check is for (issue 13, 6c): frames whose checksum is
+    # right and whose values are not. A host without limits takes 3e38 m (only NaN/inf are
+    # refused by the protocol itself); the sequence stays contiguous (no frame is lost).
+    host.read(n=3)
+    emu.override_frames(2, position=3e38, velocity=-7.5)
+    frames = host.read(until=lambda f: f.position > 1e38)
+    frames += host.read(n=5)
+    bad = [f for f in frames if f.position > 1e38]
+    assert len(bad) == 2 and all(f.velocity == -7.5 for f in bad)
+    assert frames[-1].position == 0.0  # back to the device's true values
+    emu.override_frames(1, force=math.nan)
+    host.read(until=lambda f: host.dec.stats.value_errors == 1)
+    s = host.dec.stats
+    assert s.crc_errors == 0 and s.lost_frames == 0 and s.value_errors == 1
+    with pytest.raises(ValueError, match="unknown field"):
+        emu.override_frames(1, pos=1.0)
+
+
 def test_pause_makes_the_host_time_out_and_the_device_go_safe(emu, host):
     seq = host.send(Mode.FORCE, 2.0)
     host.read(until=lambda f: f.ack == seq)
