@@ -126,7 +126,8 @@ from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
 
-from ._node_util import Housekeeping, Ring, declare_params, run_node, sleep_ok, status, unused_overrides
+from ._node_util import (Housekeeping, Ring, declare_params, run_node, sleep_ok, status,
+                         unused_overrides)
 from .stage_protocol import (COMMAND_FRAME_SIZE, TYPE_STATE, Mode, StateLimits, StreamDecoder,
                              encode_command)
 
