@@ -268,3 +268,17 @@ def test_demo_out_is_a_file(tmp_path):
     assert r.stderr.splitlines()[-1] == (f"haptic_demo.py: error: --out {f}: is an existing "
                                          f"file, not a directory (give a directory; it is "
                                          f"created if missing)")
+
+
+def test_launch_out_dir_is_a_file(tmp_path):
+    """The launch's out_dir (the recorder's): refused by the recorder at start-up, by name, and
+    the launch ends (was a raw [Errno 17] traceback from the recorder after the whole run)."""
+    f = tmp_path / "taken"
+    f.write_text("x")
+    r = _fric("launch", "--sigterm-timeout", "20", "haptic_render.launch.xml", f"out_dir:={f}",
+              "sync:=lockstep", timeout=120)
+    assert r.returncode == 1
+    rec = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("[fric_recorder-1]")]
+    assert rec == [f"[fric_recorder-1] fric_recorder: bad parameters: out_dir {f}: is an "
+                   f"existing file, not a directory (give a directory; it is created if "
+                   f"missing)"], rec
