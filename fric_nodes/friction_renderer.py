@@ -46,7 +46,16 @@ Design choices (documented here once, referred to below):
   watchdog's zero effort / held position like silence does.
 * **Watchdog** (steady-clock timer): no valid input for ``watchdog_timeout`` → zero effort
   (impedance) or hold the last setpoint (admittance), repeated on every watchdog tick while
-  tripped; the element is reset, so rendering resumes from rest when inputs return.
+  tripped; the element is reset, so rendering resumes from rest when inputs return. A message of
+  the stream that died, handled only after the trip (a loaded machine: it waited in the queue
+  while the watchdog fired), is stale, not a resumed stream: a stamp after the last accepted one
+  but within ``watchdog_timeout`` of it is rejected (``stamp_stale``), so a dead device's last
+  command is the zero, never an effort rendered from that leftover. A resumed publisher stamps
+  at least ``watchdog_timeout`` later, a restarted clock earlier: both are accepted.
+* **Final command** at shutdown: zero effort (or the held setpoint), then the node waits (at most
+  1 s) until every reliable subscriber has acknowledged it before the writer goes away; a
+  reliable reader that lost an earlier sample delivers later ones only after the repair, which
+  a writer that has already exited can no longer send.
 * **Live retuning** validates the whole new parameter set (descriptor ranges, choices, building
   every joint's law and element, the design checks of :mod:`fric_interfaces.renderer_params`)
   and, when accepted, swaps in a new element *at rest* before the next input message (the
@@ -72,6 +81,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration as RclDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -148,6 +158,7 @@ class FrictionRenderer(Node):
         self._staged = None  # validated parameter set between the on-set and post-set callbacks
         self._last_t = -1  # last accepted stamp [ns]
         self._run_accepted = 0  # accepted since the start or the last trip (stamp re-anchoring)
+        self._trip_t = -1  # last accepted stamp before the watchdog trip (stale-input check)
         self._reanchors = 0
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
@@ -258,7 +269,14 @@ class FrictionRenderer(Node):
         last = self._last_t
         mono = time.monotonic_ns()
         anchor = False
-        if last >= 0:
+        if last < 0 and self._trip_t >= 0:  # first input after a trip
+            if self._trip_t < t <= self._trip_t + self._timeout_ns:
+                self._reject("stamp_stale",
+                             f"{topic}: header stamp {t} ns is within watchdog_timeout of the "
+                             f"last input before the watchdog trip ({self._trip_t} ns): a "
+                             "leftover of the stream that stopped, not a resumed one")
+                return False
+        elif last >= 0:
             # how far the stamp advanced beyond the time that really passed (receive clock)
             excess = (t - last) - (mono - self._last_valid_mono)
             if excess > self._timeout_ns or (t <= last and -excess > self._timeout_ns):
@@ -300,6 +318,7 @@ class FrictionRenderer(Node):
             self._lost += lost
             self._lost_period += lost
         self._last_t = t
+        self._trip_t = -1
         self._run_accepted += 1
         if stamped:
             self._lat[self._lat_n & (_LAT_RING - 1)] = rx - t
@@ -413,6 +432,8 @@ class FrictionRenderer(Node):
         if self._new_bank is not None:
             self._bank, self._new_bank = self._new_bank, None
         self._bank.reset()
+        if self._last_t >= 0:
+            self._trip_t = self._last_t
         self._last_t = -1
         self._run_accepted = 0
         if self._impedance:
@@ -702,13 +723,19 @@ class FrictionRenderer(Node):
 def shutdown(node: FrictionRenderer, context_ok: bool) -> None:
     """The renderer's last act: zero effort (or hold the setpoint), unless output is disabled."""
     published = False
+    acked = True
     if context_ok:
         published = node.publish_stop()
         if published:
-            sleep_ok(0.05)  # let the reliable writer hand the final command over
+            # every reliable subscriber confirms the final command before the writer goes away
+            # (bounded: a dead reliable reader never acknowledges)
+            acked = node._out.wait_for_all_acked(RclDuration(seconds=1.0))
+            sleep_ok(0.01)  # best-effort readers: the transport hands it over meanwhile
     node.get_logger().info(
         ("stopped: final " + ("zero effort" if node._impedance else "position hold")
-         + " published") if published else "stopped: output disabled, nothing published")
+         + " published" + ("" if acked else " (not acknowledged by every reliable subscriber "
+                                            "within 1 s)")) if published else
+        "stopped: output disabled, nothing published")
 
 
 def main(args=None) -> int:

@@ -310,3 +310,27 @@ def test_process_survives_stribeck_overflow(ros):
         assert e == 4.0 and ls.proc.poll() is None
     finally:
         ls.close()
+
+
+def test_leftover_of_the_dead_stream_after_a_trip_renders_no_effort(make):
+    """Item 8: a state of the stream that stopped, handled only after the watchdog trip (it
+    waited in the queue on a loaded machine), used to be accepted (any stamp is accepted after
+    a trip) and rendered an effort from rest for another watchdog period: the dead device's last
+    command was not zero. It is stale (within watchdog_timeout of the last stamp before the
+    trip) and rejected; a resumed stream (stamps later than that) is rendered again."""
+    node = make(watchdog_timeout=0.05)
+    for k in range(80):
+        node._on_joint_state(js(0.05, k))
+    assert node.last_command[0] == -4.0
+    time.sleep(0.08)
+    node._on_watchdog()
+    assert node.watchdog_tripped and node.last_command[0] == 0.0
+    node._on_joint_state(js(0.05, 80))  # the leftover
+    assert node.last_command[0] == 0.0 and node.watchdog_tripped
+    d = _diag(node)[2]
+    assert d["rejected stamp_stale"] == "1"
+    ref = MasslessImpedance(K, B, Coulomb(4.0), DT)
+    for k in range(300, 310):  # the stream resumes 0.22 s later: rendered from rest
+        node._on_joint_state(js(0.05, k))
+        assert node.last_command[0] == -ref.step(0.05)
+    assert not node.watchdog_tripped

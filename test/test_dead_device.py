@@ -1,0 +1,131 @@
+"""A dead device always ends in zero effort, as seen from outside (issue 13, item 8).
+
+Found as: kill -9 of ``haptic_stage`` while the renderer renders (config/haptic_render.yaml, the
+hand pushing ±6 N on the carriage): in 1 of 3 runs an outside subscriber on
+``effort_controller/commands`` received no zero within 1 s of the kill, although the renderer
+logged its watchdog zero; in the other runs the zero came 114-122 ms after the kill.
+
+Here, as there: the stage and the renderer are separate processes (the launch file's command
+lines, wall-clock servo, the hand on the carriage), two outside subscribers on their own DDS
+participant (a reliable one, as ros2_control's controllers and ``ros2 topic echo`` subscribe,
+and a best-effort one), the stage SIGKILLed mid-render. Asserted for each subscriber: a zero
+within 0.5 s of the kill (watchdog_timeout 0.1 s + a watchdog tick of 25 ms + scheduling on a
+loaded 2-core machine), and nothing but zeros from then on for 1 s (a message of the dead
+stream handled after the trip must not render an effort again). Then the renderer is stopped
+with SIGINT, as ``fric launch`` does when a node dies, and its final zero must be acknowledged.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from fric_nodes import pipeline
+from fric_nodes.launch_runner import parse_launch
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 2  # kill cycles per test run (checked 20+ times by hand: see the issue note)
+HAND = "0.5:0, " + ", ".join(["0.3:6:0.05, 0.3:-6:0.05"] * 100)  # ±6 N on the carriage
+
+
+@pytest.fixture(scope="module")
+def domain():
+    return pipeline.free_domain_id(exclude={int(os.environ.get("ROS_DOMAIN_ID", "0"))})
+
+
+def _stop(proc, sig=signal.SIGINT, timeout=10.0):
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_killing_the_stage_ends_in_zero_effort_for_every_subscriber(domain, tmp_path):
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import Float64MultiArray
+
+    from fric_interfaces import qos
+
+    env = pipeline.loopback_env(domain)
+    desc = parse_launch("haptic_render.launch.xml", {
+        "record": "false", "sync": "realtime", "duration": "0.0", "hand_script": HAND,
+        "hand_location": "carriage", "hand_start": "immediately"})
+    renderer, stage = desc.node("friction_renderer"), desc.node("haptic_stage")
+
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=domain)
+    node = rclpy.create_node("dead_device_probe", context=ctx)
+    ex = SingleThreadedExecutor(context=ctx)
+    ex.add_node(node)
+    rx = {"reliable": [], "best_effort": []}
+    node.create_subscription(Float64MultiArray, "effort_controller/commands",
+                             lambda m: rx["reliable"].append((time.monotonic(), m.data[0])),
+                             QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    node.create_subscription(Float64MultiArray, "effort_controller/commands",
+                             lambda m: rx["best_effort"].append((time.monotonic(), m.data[0])),
+                             qos.CONTROL_SUB)
+
+    def spin_until(cond, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            ex.spin_once(timeout_sec=0.005)
+            if cond():
+                return True
+        return False
+
+    report = []
+    logf = open(tmp_path / "dead_device.log", "w")
+    try:
+        for run in range(RUNS):
+            for v in rx.values():
+                v.clear()
+            pr = subprocess.Popen(renderer.cmd, env={**env, **renderer.env}, cwd=ROOT,
+                                  stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+            ps = subprocess.Popen(stage.cmd, env={**env, **stage.env}, cwd=ROOT, stdout=logf,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                # rendering: both subscribers see the renderer's commands, the hand pushes
+                assert spin_until(lambda: all(len(v) > 500 for v in rx.values())
+                                  and any(abs(e) > 1.0 for _, e in rx["reliable"][-300:]),
+                                  60.0), (run, {k: v[-3:] for k, v in rx.items()})
+                spin_until(lambda: False, 0.2 + 0.37 * run)  # a different phase of the hand
+                os.kill(ps.pid, signal.SIGKILL)
+                t_kill = time.monotonic()
+                n0 = {k: len(v) for k, v in rx.items()}
+                spin_until(lambda: False, 1.0)
+                ps.wait()
+                for k, v in rx.items():
+                    after = v[n0[k]:]
+                    i0 = next((i for i, (_, e) in enumerate(after) if e == 0.0), None)
+                    assert i0 is not None, (run, k, after[-5:])
+                    t0 = after[i0][0] - t_kill
+                    report.append(f"{k} {t0 * 1e3:.0f} ms")
+                    assert t0 < 0.5, (run, k, t0)
+                    assert all(e == 0.0 for _, e in after[i0:]), (run, k, after[i0:][:20])
+                    assert len(after) - i0 >= 10  # repeated on every watchdog tick
+                # as fric launch does when a node dies: SIGINT; the final zero is acknowledged
+                _stop(pr)
+                assert pr.returncode == 0
+            finally:
+                _stop(ps, signal.SIGKILL)
+                _stop(pr)
+    finally:
+        logf.close()
+        ex.shutdown()
+        node.destroy_node()
+        rclpy.shutdown(context=ctx)
+    log = (tmp_path / "dead_device.log").read_text()
+    assert log.count("final zero effort published") == RUNS, log[-3000:]
+    assert "not acknowledged" not in log, log[-3000:]
+    print("\nfirst zero after the kill: " + ", ".join(report))
