@@ -59,8 +59,9 @@ a MultiThreadedExecutor there (measured: realtime stage at 1 kHz, this 2-core ma
 54 % of the states of an excitation unanswered and lost accelerometer messages, the
 EventsExecutor under 1 %.
 
-No thread dies silently: an unexpected exception in the service callback, the service thread
-or the start-up run is logged with its traceback, counted on /diagnostics (``internal
+No thread dies silently: an unexpected exception in a subscription or timer callback (the run
+in progress is then aborted to rest), the service callback, the service thread or the start-up
+run is logged with its traceback, counted on /diagnostics (``internal
 errors``, ERROR level in the next report, the last one named), and the caller gets a
 ``failed: internal error ...`` answer; the service thread goes on serving (after
 ``_MAX_SERVICE_FAILURES`` failures in a row it ends the node, status 1), a start-up run that
@@ -285,17 +286,23 @@ class FrictionIdentifier(Node):
         self._eff_pub = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
                                               qos.CONTROL_PUB)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
-        self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
+        self.create_subscription(JointState, names.JOINT_STATES,
+                                 self._guarded("joint_states callback", self._on_joint_state),
                                  qos.CONTROL_SUB)
-        self.create_subscription(Imu, names.ACCELEROMETER, self._on_accel, qos.CONTROL_SUB)
-        self.create_subscription(DiagnosticArray, names.DIAGNOSTICS, self._on_stage_diag,
-                                 qos.INFO)
+        self.create_subscription(Imu, names.ACCELEROMETER,
+                                 self._guarded("accelerometer callback", self._on_accel),
+                                 qos.CONTROL_SUB)
+        self.create_subscription(DiagnosticArray, names.DIAGNOSTICS,
+                                 self._guarded("stage diagnostics callback",
+                                               self._on_stage_diag), qos.INFO)
         self._set_client = self.create_client(SetParameters, f"{self._renderer}/set_parameters")
         self._set_atomic_client = self.create_client(
             SetParametersAtomically, f"{self._renderer}/set_parameters_atomically")
         self._housekeeping = Housekeeping()  # diagnostics in the slack after a command
         self.create_timer(values["diagnostics_period"],
-                          self._housekeeping.timer(self._publish_diagnostics),
+                          self._guarded("diagnostics timer",
+                                        self._housekeeping.timer(self._publish_diagnostics),
+                                        timer=True),
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._start_service()
@@ -598,6 +605,30 @@ class FrictionIdentifier(Node):
         if v["exit_when_done"] or (v["exit_on_failure"] and not ok):
             self.exit_status = 0 if ok else 1
             self.finished = True
+
+    def _guarded(self, where: str, callback, timer: bool = False):
+        """``callback`` for the executor, with any unexpected exception reported
+        (:meth:`_internal_error`) and a run in progress aborted to rest, instead of ending the
+        executor's thread: the node goes on (the next message is handled as usual). One extra
+        call per message; no allocation."""
+        def fail(e: Exception) -> None:
+            self._internal_error(where, e)
+            self._abort_current(f"internal error in the {where}: {type(e).__name__}: {e}")
+
+        if timer:  # no argument: rclpy passes a TimerInfo to a callback that takes one
+            def run_timer() -> None:
+                try:
+                    callback()
+                except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+                    fail(e)
+            return run_timer
+
+        def run(msg) -> None:
+            try:
+                callback(msg)
+            except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+                fail(e)
+        return run
 
     def _internal_error(self, where: str, e: BaseException) -> None:
         """An unexpected exception in a thread of this node: logged with its traceback and

@@ -230,3 +230,57 @@ def test_an_unexpected_exception_is_logged_reported_and_the_service_keeps_servin
     assert r is not None and r.message.startswith("refused: no valid joint_states"), r
     assert node._service_thread.is_alive()
     assert node.diagnostic_status().level != DiagnosticStatus.ERROR  # reported once, recovered
+
+
+def test_an_exception_in_the_control_path_aborts_the_run_to_rest_and_the_node_goes_on(ros):
+    """The joint_states callback as the executor calls it: an unexpected exception in the state
+    machine mid-run is logged and reported, the run ends at rest (one zero effort) with the
+    reason, and the next states are handled as before."""
+    from fric_interfaces.conversions import joint_state_msg
+    from fric_nodes.friction_identifier import FrictionIdentifier
+
+    node = FrictionIdentifier(parameter_overrides=[Parameter("warmup", value=1.0),
+                                                   Parameter("cycles", value=1.0),
+                                                   Parameter("output_dir", value="")])
+    try:
+        sub = next(s for s in node.subscriptions if s.topic_name.endswith("joint_states"))
+
+        class Sink:
+            def __init__(self):
+                self.sent = []
+
+            def publish(self, msg):
+                self.sent.append(msg.data[0])
+
+        node._pos_pub, node._eff_pub = Sink(), Sink()
+
+        def state(k, x=0.0):
+            sub.callback(joint_state_msg(["stage_joint"], [x], [0.0], [0.0], stamp_ns=k * 10**6))
+
+        state(1)
+        out = {}
+        import threading
+        t = threading.Thread(target=lambda: out.update(zip(("ok", "text"), node.identify())))
+        t.start()
+        end = time.monotonic() + 10.0
+        while node._run is None and time.monotonic() < end:
+            time.sleep(0.001)
+        for k in range(2, 300):
+            state(k)
+        real_step = node._step
+        node._step = lambda *a: 1 / 0
+        state(300)
+        node._step = real_step
+        t.join(timeout=10.0)
+        assert not out["ok"]
+        assert "internal error in the joint_states callback: ZeroDivisionError" in out["text"]
+        assert node._eff_pub.sent == [0.0]
+        st = node.diagnostic_status()
+        assert st.level == DiagnosticStatus.ERROR
+        kv = {v.key: v.value for v in st.values}
+        assert kv["internal errors last"].startswith("joint_states callback: ZeroDivisionError")
+        before = node._accepted
+        state(301)
+        assert node._accepted == before + 1
+    finally:
+        node.destroy_node()
