@@ -37,8 +37,11 @@ given they are estimated from the data as the variance of white noise on a signa
 at the sampling rate: the third-order difference ``Δ³y`` of such a signal is its noise times
 ``[1, −3, 3, −1]`` (variance ``20 σ²``), and its median absolute deviation (MAD/0.6745, robust to
 the jumps of the acceleration at stick/slip transitions) gives ``σ``. This over-estimates when the
-signal itself is rough at the sampling rate; give the variances when they are known (Table 1 of
-the paper lists them for its apparatus: 0.2379² (m/s²)², 3.18e-3² (m/s)²).
+signal itself is rough at the sampling rate — a realtime run whose controller missed states has
+the servo's kicks in its acceleration, read as noise, which over-corrects the mass — so give the
+variances when they are known (Table 1 of the paper lists them for its apparatus: 0.2379²
+(m/s²)², 3.18e-3² (m/s)²). Differences spanning a gap of the record (``gaps``, lost samples)
+are left out.
 
 Δv (automatic): "the smallest velocity range that fully encompasses the transition from static to
 dynamic friction". A provisional kinetic fit on ``|v| > 0.25 max|v|`` predicts the kinetic force at

@@ -16,8 +16,13 @@ Files:
 * :func:`read_csv` / :func:`write_csv` — a header row naming the columns; the default names are
   ``t`` [s], ``x`` [m], ``v`` [m/s], ``force`` [N, paper sign] and the optional ``a`` [m/s²];
   ``columns={"force": "load_cell_N", ...}`` maps these names to a file's own. Lines starting
-  with ``#`` before the header are comments. :func:`write_csv` writes every value as Python's
-  shortest round-tripping float repr, so a file read back gives bit-identical arrays.
+  with ``#`` before the header are comments; ``# noise: accel=VAR vel=VAR`` among them gives the
+  EIV noise variances (:attr:`Recording.noise`). :func:`write_csv` writes every value as
+  Python's shortest round-tripping float repr, so a file read back gives bit-identical arrays.
+* Gaps (lost samples: steps beyond :data:`MAX_STEP_DEVIATION` of the median): the recording is
+  cut into uniformly sampled segments (:meth:`Recording.segments`) for the derivative of ``v``;
+  :meth:`Recording.lost_fraction` beyond :data:`MAX_LOST_FRACTION` makes
+  :meth:`Recording.trust_problem` say the estimates are not to be trusted.
 * :func:`read_bag` — a ROS 2 bag (rosbag2 directory with ``metadata.yaml``, sqlite3 or mcap
   storage; a ``.db3``/``.mcap`` file stands for its directory), read with ``rosbags`` (imported
   only there). Time alignment is described in its docstring.
