@@ -126,6 +126,7 @@ def test_refused_calls_then_runs_are_answered_and_a_call_during_a_run_is_busy(tm
         assert not second.result().success
         assert second.result().message.startswith("busy: a run is in progress"), \
             second.result().message
+        print(f"\nbusy answered after {waited * 1e3:.0f} ms, the run still going")
         # "at once": the answer needs no run, only a round trip (a loaded machine: 2 s)
         assert waited < 2.0, waited
         assert client.spin_until(first.done, 90.0), "the run during the busy call: no answer"
