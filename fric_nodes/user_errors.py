@@ -23,8 +23,9 @@ __all__ = ["params_file_problem", "params_files_problem", "ros_args_problem", "o
 
 def params_file_problem(path: str | os.PathLike) -> str | None:
     """Why ``path`` is not a usable ROS 2 parameter file (``file:line:column: problem``), or
-    None. Checks that it exists, parses as YAML and is a mapping (node name → ``ros__parameters``);
-    what only rcl checks (e.g. lists mixing types) is reported by :func:`ros_args_problem`."""
+    None. Checks that it exists, parses as YAML, is a mapping (node name →
+    ``ros__parameters``) and has no list mixing types (rcl refuses those); anything else rcl
+    refuses is reported by :func:`ros_args_problem`."""
     import yaml
 
     p = Path(path)

@@ -23,7 +23,7 @@ summary and plots are made from the bag at the end.
 
 from __future__ import annotations
 
-import os
+import json
 import subprocess
 import sys
 import time
@@ -131,7 +131,7 @@ def test_recorder_process_writes_a_readable_bag(tmp_path):
     assert all(v % EVERY_EFFORT == 0 for v in values)
 
     # the summary was made from the bag: the same counts
-    summary = __import__("json").loads((out / "summary.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())
     assert summary["messages"]["joint_states"] == n_js
     assert summary["bag_messages"]["joint_states"] == n_js
     data = run_report.load_run(out / "run.npz")
