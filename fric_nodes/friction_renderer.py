@@ -299,8 +299,8 @@ class FrictionRenderer(Node):
             self._reject(e.kind, f"{topic}: {e}")
             return False
         x = self._plaus_x
-        if np.abs(x, out=self._buf).max() > self._plaus_lim:
-            i = int(self._buf.argmax())
+        if max(map(abs, x.tolist())) > self._plaus_lim:  # ~0.25 us for one joint (numpy: 1.4)
+            i = int(np.abs(x).argmax())
             what, limit = self._plaus_what
             self._reject("implausible", f"{topic}: {what} {x[i]:.6g} of joint "
                          f"{self._joints[i]!r} is beyond {limit} {self._plaus_lim:g} (an "
