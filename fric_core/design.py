@@ -120,7 +120,8 @@ def static_advice(M: float, K: float, B: float, dt: float, *, k_name: str = "K",
         # round the bound up (B) / down (K) in the 4th digit so that the advice itself passes
         opts.append(f"raise {b_name} to >= {_round_up(b_lo)} (2*sqrt(K*M) - dt*K)")
     if k_max > 0.0:
-        opts.append(f"lower {k_name} to <= {_round_down(k_max)} ((M/dt^2)*(1 - sqrt(1 - dt*B/M))^2)")
+        opts.append(f"lower {k_name} to <= {_round_down(k_max)} "
+                    "((M/dt^2)*(1 - sqrt(1 - dt*B/M))^2)")
     if not opts:
         return (f"no B settles without oscillation at dt = {dt:g}: lower dt below "
                 f"{max_dt_non_oscillatory(M, K):.4g} s or lower {k_name}")

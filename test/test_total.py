@@ -1,9 +1,10 @@
 """Totality of the friction laws and elements (issue 13, item 1).
 
 Found as: ``friction_renderer`` died on one JointState with velocity 1e155 under ``law: stribeck``
-(``OverflowError`` in ``Stribeck._phi_scalar``: ``(|x|/vs) ** delta`` overflows), and on the accepted
-set Fs = Fc = 4, delta = 1e6 at |v| > 0.5. Every law and element must give a finite output for any
-finite input and any accepted parameters, bounded by the law's own bound where it has one.
+(``OverflowError`` in ``Stribeck._phi_scalar``: ``(|x|/vs) ** delta`` overflows), and on the
+accepted set Fs = Fc = 4, delta = 1e6 at |v| > 0.5. Every law and element must give a finite
+output for any finite input and any accepted parameters, bounded by the law's own bound where it
+has one.
 
 Inputs span the whole float range (up to ±1.7976931348623157e308) and parameters from 1e-300 to
 1e300; the bounds are the laws' own (|Φ| ≤ F for Coulomb, ≤ max(Fs, Fc) for Stribeck with D = 0,
