@@ -212,7 +212,8 @@ class _Element:
         """Whether Φ_Z took its static branch (f is exactly vs/Z)."""
         if self._scalar:
             return f == vs / Z
-        eq = f == vs / Z
+        with np.errstate(over="ignore"):
+            eq = f == vs / Z
         return eq if self.per_joint else bool(np.all(eq))
 
     @staticmethod
