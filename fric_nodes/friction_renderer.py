@@ -51,7 +51,9 @@ Design choices (documented here once, referred to below):
   while the watchdog fired), is stale, not a resumed stream: a stamp after the last accepted one
   but within ``watchdog_timeout`` of it is rejected (``stamp_stale``), so a dead device's last
   command is the zero, never an effort rendered from that leftover. A resumed publisher stamps
-  at least ``watchdog_timeout`` later, a restarted clock earlier: both are accepted.
+  at least ``watchdog_timeout`` later, a restarted clock earlier: both are accepted. (A simulated
+  clock that was paused and resumes where it stopped: its first ``watchdog_timeout`` of stamps
+  are rejected as stale, then it renders again.)
 * **Final command** at shutdown: zero effort (or the held setpoint), then the node waits (at most
   1 s) until every reliable subscriber has acknowledged it before the writer goes away; a
   reliable reader that lost an earlier sample delivers later ones only after the repair, which
