@@ -14,6 +14,7 @@ import gc
 import signal
 import sys
 import time
+import traceback
 from typing import Callable, Iterable
 
 import numpy as np
@@ -141,7 +142,9 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
     nodes are destroyed (final safe output). Applies the (first) node's ``thread_priority``/
     ``cpu_affinity`` parameters, when it has them, to every thread of the process
     (:mod:`fric_nodes.scheduling`). Non-ROS option ``--executor events|single`` (default
-    events). Returns 0.
+    events). Returns 0; 1 when a callback raised or a node set ``fatal_error`` (one of its own
+    threads stopped): the error is logged with its traceback, reported as an ERROR status on
+    /diagnostics, and ``on_stop`` still gives the final safe output. No thread dies silently.
     """
     argv = list(sys.argv[1:] if args is None else args)
     parser = argparse.ArgumentParser(prog=prog)
@@ -170,12 +173,30 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
             executor.add_node(node)
         gc.collect()
         gc.freeze()  # set-up objects out of the collector's way: shorter pauses in the loop
-        while not stop and rclpy.ok() and not done(made):
-            executor.spin_once(timeout_sec=0.1)
+        failure = None
+        try:
+            while not stop and rclpy.ok() and not done(made):
+                executor.spin_once(timeout_sec=0.1)
+                failure = _fatal_error(nodes)
+                if failure is not None:
+                    break
+        except Exception as e:  # noqa: BLE001 - a callback raised: report, go safe, exit 1
+            failure = f"unexpected {type(e).__name__} in a callback: {e}"
+            nodes[0].get_logger().fatal(f"{failure}\n{traceback.format_exc()}")
+        if failure is not None:
+            report_fatal(nodes, prog, failure)
         if on_stop is not None:
-            on_stop(made, rclpy.ok())
+            try:
+                on_stop(made, rclpy.ok())
+            except Exception as e:  # noqa: BLE001 - the final safe output failed: say so
+                nodes[0].get_logger().fatal(f"final safe output failed: {e}\n"
+                                            f"{traceback.format_exc()}")
+                failure = failure or str(e)
         for node in nodes:
             executor.remove_node(node)
+        if failure is not None:
+            print(f"{prog}: stopped: {failure}", file=sys.stderr)
+            return 1
         return 0
     finally:
         for node in nodes:
@@ -183,6 +204,33 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
         rclpy.try_shutdown()
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def _fatal_error(nodes) -> str | None:
+    """The first node's ``fatal_error`` (a node sets it when one of its own threads stopped)."""
+    for node in nodes:
+        err = getattr(node, "fatal_error", None)
+        if err:
+            return str(err)
+    return None
+
+
+def report_fatal(nodes, prog: str, what: str) -> None:
+    """Publish one ERROR status per node on /diagnostics (the node is about to stop)."""
+    from diagnostic_msgs.msg import DiagnosticArray
+    for node in nodes:
+        try:
+            pub = node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+            msg = DiagnosticArray()
+            msg.header.stamp = node.get_clock().now().to_msg()
+            msg.status = [DiagnosticStatus(level=DiagnosticStatus.ERROR,
+                                           name=f"{node.get_name()}: fatal",
+                                           hardware_id=prog,
+                                           message=f"stopping: {what}")]
+            pub.publish(msg)
+        except Exception:  # noqa: BLE001 - the context may be gone; the log and exit 1 remain
+            pass
+    time.sleep(0.2)  # let DDS deliver the status before the node is destroyed
 
 
 def init_ros(prog: str, argv: list[str]) -> bool:

@@ -108,6 +108,7 @@ import select
 import sys
 import threading
 import time
+import traceback
 
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -200,6 +201,8 @@ class SerialLink:
         self.commands_sent = 0
         self.keepalives = 0  # cycles in which nothing new was commanded (keep-alive sent)
         self.write_errors = 0
+        self.thread_errors = 0  # unexpected exceptions in the link thread (restarted)
+        self.fatal_error: str | None = None  # the thread gave up: the node must stop
         self.last_frame_mono = None
         self.quiet = True  # no valid frame for read_timeout (or none yet)
         self.rtt = Ring(4096)
@@ -314,7 +317,31 @@ class SerialLink:
             self.rtt.add((now_ns - self._sent[ack % _RTT_RING]) * 1e-9)
 
     # -- thread
+    _MAX_CRASHES = 5  # unexpected errors in a row before the thread gives up (and the node stops)
+
     def _run(self) -> None:
+        """The link thread: :meth:`_serve`, restarted after an unexpected error (logged with its
+        traceback, counted, the port closed and reopened); after ``_MAX_CRASHES`` in a row it
+        stops and sets ``fatal_error``, which ends the node with exit status 1 (no thread dies
+        silently)."""
+        crashes = 0
+        while not self._stop.is_set():
+            try:
+                self._serve()
+                return
+            except Exception as e:  # noqa: BLE001 - a bug or an unexpected device state
+                crashes += 1
+                self.thread_errors += 1
+                self.error = f"serial thread: unexpected {type(e).__name__}: {e}"
+                self._log.error(f"{self.error} ({crashes} in a row)\n{traceback.format_exc()}")
+                self._close()
+                if crashes >= self._MAX_CRASHES:
+                    self.state = "serial thread stopped"
+                    self.fatal_error = f"{self.error} ({crashes} times in a row)"
+                    return
+                self._stop.wait(self.reconnect_period)
+
+    def _serve(self) -> None:
         timeout_ns = int(self.read_timeout * 1e9)
         wait = min(self.read_timeout, 0.05)
         while not self._stop.is_set():
@@ -456,6 +483,7 @@ class HapticStage(Node):
         self._dev_timeouts = self._dev_rx_errors = self._dev_faults = 0
         self._dev_flags = 0
         self._value_errors_seen = 0  # diagnostics: value errors up to the previous period
+        self._thread_errors_seen = 0  # diagnostics: serial thread errors up to the last period
 
         # messages (reused every cycle)
         js = self._js = JointState()
@@ -957,6 +985,12 @@ class HapticStage(Node):
         if self._link is not None:
             self._link.stop(idle=True)
 
+    @property
+    def fatal_error(self) -> str | None:
+        """Set when the serial link thread stopped for good (``run_node`` then ends the node
+        with exit status 1 after the final safe output)."""
+        return self._link.fatal_error if self._link is not None else None
+
     def destroy_node(self):
         if self._link is not None:
             self._link.stop(idle=True)  # idempotent
@@ -1103,6 +1137,7 @@ class HapticStage(Node):
                        ("frames skipped (backlog)", str(self._skipped)),
                        ("commands sent", str(link.commands_sent)),
                        ("command write errors", str(link.write_errors)),
+                       ("serial thread errors", str(link.thread_errors)),
                        ("late cycles", str(self._late)),
                        ("first late cycle, stage time [s]",
                         "none" if self._late_first is None else f"{self._late_first * 1e-9:.3f}"),
@@ -1119,6 +1154,9 @@ class HapticStage(Node):
                 if new_values:
                     worse(DiagnosticStatus.WARN, f"{new_values} state frames with unusable "
                           f"values rejected, last: {link.decoder.last_value_error}")
+                if link.thread_errors != self._thread_errors_seen:
+                    self._thread_errors_seen = link.thread_errors
+                    worse(DiagnosticStatus.ERROR, link.error)
                 if not link.connected:
                     worse(DiagnosticStatus.ERROR, link.error or "serial port not open")
                 elif link.quiet:

@@ -1,0 +1,137 @@
+"""No thread of a node dies silently (issue 13, item 5's general rule).
+
+* ``run_node`` (every node's ``main``): a callback that raises, or a node whose own thread gave up
+  (``fatal_error``), is logged with its traceback, reported as an ERROR status on /diagnostics,
+  the node's final safe output (``on_stop``) still runs, and the process exits with status 1.
+  Before, the exception left ``spin_once`` through ``run_node`` and skipped ``on_stop``: no
+  final zero effort, nothing on /diagnostics.
+* ``haptic_stage``'s serial link thread: an unexpected exception in its loop (here: the frame
+  handler raises) is logged, counted and the thread restarts; after 5 in a row it stops and sets
+  ``fatal_error``. Before, the thread died with Python's "Exception in thread" on stderr while
+  the node went on publishing nothing.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+
+from fric_nodes.haptic_stage import SerialLink
+from fric_nodes.stage_emulator import StageEmulator
+
+_SCRIPT = textwrap.dedent("""
+    import sys
+    from rclpy.node import Node
+    from fric_nodes._node_util import run_node
+
+    MODE = sys.argv[1]
+
+    class Crashy(Node):
+        def __init__(self):
+            super().__init__("crashy_node")
+            self.fatal_error = None
+            self.ticks = 0
+            self.create_timer(0.05, self.tick)
+
+        def tick(self):
+            self.ticks += 1
+            if self.ticks == 10:
+                if MODE == "raise":
+                    raise RuntimeError("boom in a timer")
+                self.fatal_error = "worker thread gave up"
+
+    def on_stop(node, ok):
+        print(f"final safe output after {node.ticks} ticks", flush=True)
+
+    sys.exit(run_node(Crashy, "crashy", [], on_stop=on_stop))
+""")
+
+
+def _run_crashy(mode: str, tmp_path):
+    """The script as a process while this process listens on /diagnostics."""
+    script = tmp_path / "crashy.py"
+    script.write_text(_SCRIPT)
+    rclpy.init()
+    node = rclpy.create_node("crash_listener")
+    got = []
+    node.create_subscription(DiagnosticArray, "/diagnostics", got.append, 50)
+    try:
+        proc = subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        end = time.monotonic() + 30.0
+        while proc.poll() is None and time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.05)
+        for _ in range(10):  # late deliveries
+            rclpy.spin_once(node, timeout_sec=0.02)
+        if proc.poll() is None:
+            proc.kill()
+        out, err = proc.communicate(timeout=10)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+    errors = [s for a in got for s in a.status
+              if s.level == DiagnosticStatus.ERROR and s.name.startswith("crashy_node")]
+    return proc.returncode, out, err, errors
+
+
+def test_a_callback_that_raises_ends_the_node_reported_safe_and_nonzero(tmp_path):
+    rc, out, err, errors = _run_crashy("raise", tmp_path)
+    assert rc == 1, (rc, out, err)
+    assert "final safe output after 10 ticks" in out, (out, err)  # on_stop ran
+    assert "RuntimeError" in err and "boom in a timer" in err and "Traceback" in err, err
+    assert "crashy: stopped: unexpected RuntimeError in a callback: boom in a timer" in err
+    assert errors and "boom in a timer" in errors[0].message, errors
+
+
+def test_a_node_whose_thread_gave_up_ends_reported_safe_and_nonzero(tmp_path):
+    rc, out, err, errors = _run_crashy("fatal", tmp_path)
+    assert rc == 1, (rc, out, err)
+    assert "final safe output after 10 ticks" in out, (out, err)
+    assert "crashy: stopped: worker thread gave up" in err, err
+    assert errors and "worker thread gave up" in errors[0].message, errors
+
+
+class _Log:
+    def __init__(self):
+        self.errors = []
+
+    def error(self, text, **_):
+        self.errors.append(text)
+
+    def info(self, text, **_):
+        pass
+
+    warning = debug = info
+
+
+def test_serial_link_thread_restarts_after_an_error_then_gives_up_loudly(tmp_path):
+    link = tmp_path / "stage"
+    emu = StageEmulator(rate_hz=200.0, command_timeout=0.5, link=str(link), seed=1,
+                        carriage_friction=None, force_noise=0.0, accel_noise=0.0).start()
+    calls = []
+
+    def on_frames(frames, *_):
+        calls.append(len(frames))
+        raise ZeroDivisionError("bug in the frame handler")
+
+    log = _Log()
+    ser = SerialLink(str(link), 1_000_000, read_timeout=0.2, reconnect_period=0.02,
+                     on_frames=on_frames, logger=log).start()
+    try:
+        end = time.monotonic() + 10.0
+        while ser.fatal_error is None and time.monotonic() < end:
+            time.sleep(0.02)
+        assert ser.fatal_error is not None, (ser.thread_errors, log.errors[-1:])
+        # restarted (port reopened) after each of the first four errors, stopped at the fifth
+        assert ser.thread_errors == SerialLink._MAX_CRASHES == len(calls)
+        assert ser.opens == SerialLink._MAX_CRASHES
+        assert "ZeroDivisionError: bug in the frame handler" in ser.fatal_error
+        assert len(log.errors) == 5 and all("Traceback" in e for e in log.errors)
+        assert not ser._thread.is_alive()
+    finally:
+        ser.stop(idle=False)
+        emu.stop()
