@@ -54,6 +54,11 @@ Design choices (documented here once, referred to below):
   at least ``watchdog_timeout`` later, a restarted clock earlier: both are accepted. (A simulated
   clock that was paused and resumes where it stopped: its first ``watchdog_timeout`` of stamps
   are rejected as stale, then it renders again.)
+* **Two devices with the same joint names** in one ROS domain cannot be told apart (the
+  EventsExecutor gives no publisher id per message): their states would be mixed, and when one
+  dies the other keeps the renderer going (no watchdog zero). The diagnostics count the
+  publishers of ``joint_states`` once per period and report an ERROR when more than one is up
+  and every message carried the configured joints.
 * **Final command** at shutdown: zero effort (or the held setpoint), then the node waits (at most
   1 s) until every reliable subscriber has acknowledged it before the writer goes away; a
   reliable reader that lost an earlier sample delivers later ones only after the repair, which
@@ -177,6 +182,9 @@ class FrictionRenderer(Node):
         self._rejected: dict[str, int] = {}
         self._rejected_last: dict[str, str] = {}
         self._rejected_period = 0
+        self._foreign_period = 0  # messages without the configured joints, this period
+        self._names_ok = None  # joint names of the last accepted joint_states (a reference)
+        self._rejecting = None  # the message being admitted (for _reject's bookkeeping)
         self._rejected_latest = ""
         self._trips = 0
         self._sat = np.zeros(n, dtype=np.int64)  # saturated cycles per joint, this period
@@ -208,6 +216,7 @@ class FrictionRenderer(Node):
                                          qos.CONTROL_SUB)
                 self.create_subscription(JointState, names.JOINT_STATES, self._on_position,
                                          qos.CONTROL_SUB)
+        self._state_topic = names.JOINT_STATES  # whose publishers the diagnostics count
         # the plausibility check's input (read in place: no allocation per message)
         if self._impedance:
             self._plaus_x, self._plaus_what = self._reader.velocity, ("velocity", "max_velocity")
@@ -259,8 +268,15 @@ class FrictionRenderer(Node):
         self._watchdog_timer = self.create_timer(period, self._on_watchdog, clock=self._steady)
 
     # ------------------------------------------------------------------ hot path
+    def _foreign(self, msg) -> bool:
+        """A joint_states message with other joint names than the last accepted one (only
+        looked at for messages rejected by their stamp: e.g. a gripper driver's)."""
+        names_ = getattr(msg, "name", None)
+        return names_ is not None and self._names_ok is not None and names_ != self._names_ok
+
     def _admit(self, msg, read, topic: str) -> bool:
         """Stamp checks and message reading; False (after the safe output) if rejected."""
+        self._rejecting = msg
         rx = self._now_ns()
         st = msg.header.stamp
         t = st.sec * 1_000_000_000 + st.nanosec
@@ -320,6 +336,7 @@ class FrictionRenderer(Node):
             self._lost += lost
             self._lost_period += lost
         self._last_t = t
+        self._names_ok = getattr(msg, "name", None)
         self._trip_t = -1
         self._run_accepted += 1
         if stamped:
@@ -403,6 +420,10 @@ class FrictionRenderer(Node):
         self._rejected_last[reason] = text
         self._rejected_latest = text
         self._rejected_period += 1
+        if reason == "missing_joint":
+            self._foreign_period += 1
+        elif reason.startswith("stamp_") and self._foreign(self._rejecting):
+            self._foreign_period += 1  # rejected for its stamp, but not one of our messages
         self.get_logger().warning(f"rejected input: {text}", throttle_duration_sec=1.0)
         if publish:
             self._publish_safe()
@@ -702,11 +723,25 @@ class FrictionRenderer(Node):
         if saturated:
             level = max(level, DiagnosticStatus.WARN)
             problems.append(f"saturated at max_effort {self._max_effort:g}")
+        # Two devices with the same joint names in one ROS domain (a second stage, a previous
+        # run's process, another session): their states interleave, the element renders a mix,
+        # and when one device dies the other keeps the renderer busy, so the dead one's zero
+        # never comes (issue 13, item 8). A graph query once per period, not per message.
+        npub = self.count_publishers(self._state_topic)
+        kv.append((f"{self._state_topic} publishers", str(npub)))
+        if npub > 1 and self._accepted_period and not self._foreign_period:
+            level = max(level, DiagnosticStatus.ERROR)
+            problems.append(f"{npub} publishers on {self._state_topic} and every message carried "
+                            f"the configured joints: two devices with the same joint names in "
+                            "one ROS domain? their states are mixed and the commands reach both")
+            self.get_logger().error(problems[-1] + " (when one of them dies, the other keeps "
+                                    "the renderer rendering: no watchdog zero)")
         if (self._accepted_period >= 10 and not self._tripped
                 and abs(rate * self._dt - 1.0) > 0.25):
             level = max(level, DiagnosticStatus.WARN)
             problems.append(f"input rate {rate:.0f} Hz does not match dt ({1 / self._dt:.0f} Hz)")
         self._accepted_period = self._lost_period = self._rejected_period = 0
+        self._foreign_period = 0
         self._lat_n = 0
         self._sat[:] = 0
         return DiagnosticStatus(level=level, name=f"{self.get_fully_qualified_name()}: friction",

@@ -6,7 +6,14 @@ hand pushing ±6 N on the carriage): in 1 of 3 runs an outside subscriber on
 logged its watchdog zero; in the other runs the zero came 114-122 ms after the kill.
 
 Why: the renderer's zero reached every DDS reader 90-130 ms after the kill in 60+ runs here
-(old and new code); what was late was the subscriber's own queue. A reliable subscription with a
+(old and new code), with one device in the domain. Two ways to see no zero within 1 s were
+found. (1) A second stage publishing the same joint in the same ROS domain (a stage of an
+earlier run, another session; it happened here when two experiments overlapped): after the
+kill the renderer rendered the other stage's states, 485-1003 non-zero commands in the next
+second, no watchdog trip, and its log held a watchdog line from the start-up only. The renderer
+cannot tell the devices apart (the EventsExecutor delivers no publisher id), so it now reports
+it: ERROR on /diagnostics and in the log (``test_two_devices...`` below). (2) The subscriber's own
+queue. A reliable subscription with a
 deep history (KEEP_LAST 1000, as the pipeline's kill probe uses) whose process handles fewer than
 1000 messages/s (a loaded 2-core machine) falls behind the 1 kHz command stream and reads
 commands up to its depth old: with a callback of 0.9 ms it saw no zero within 1 s of the kill in
@@ -146,3 +153,53 @@ def test_killing_the_stage_ends_in_zero_effort_for_every_subscriber(domain, tmp_
     assert log.count("final zero effort published") == RUNS, log[-3000:]
     assert "not acknowledged" not in log, log[-3000:]
     print("\nfirst zero after the kill: " + ", ".join(report))
+
+
+def test_two_devices_with_the_same_joint_are_an_error_on_diagnostics(ros):
+    """Found while reproducing item 8: with a second stage publishing the same joint in the same
+    ROS domain (a stage of an earlier run, another session), killing one stage gave no zero at
+    all (485 non-zero commands in the second after the kill: the renderer rendered the other
+    stage's states, and its log held a watchdog line from the start-up only). The renderer
+    cannot tell the devices apart (rclpy's EventsExecutor has no publisher id per message), so
+    it says so: ERROR on /diagnostics while more than one publisher sends the configured joints;
+    a second publisher of other joints only (a gripper driver) is no problem."""
+    import rclpy
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+
+    from fric_interfaces import names, qos
+    from fric_interfaces.conversions import joint_state_msg
+    from fric_nodes.friction_renderer import FrictionRenderer
+
+    node = FrictionRenderer(parameter_overrides=[Parameter("watchdog_timeout", value=30.0)])
+    peers = [rclpy.create_node(f"dead_device_peer{i}") for i in range(2)]
+    try:
+        pubs = [p.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
+                for p in peers]
+        end = time.monotonic() + 10.0
+        while node.count_publishers(names.JOINT_STATES) < 2 and time.monotonic() < end:
+            time.sleep(0.01)
+        assert node.count_publishers(names.JOINT_STATES) == 2
+        node.diagnostic_status()  # start a fresh period
+
+        def states(k0, foreign):
+            for k in range(k0, k0 + 20):  # the node's callbacks, in process: exact and quick
+                node._on_joint_state(joint_state_msg(["stage_joint"], [0.0], [0.01], None,
+                                                     stamp_ns=10**9 + k * 10**6))
+                if foreign:
+                    node._on_joint_state(joint_state_msg(["gripper"], [0.0], [0.0], None,
+                                                         stamp_ns=10**9 + k * 10**6))
+
+        states(0, foreign=True)  # the second publisher sends other joints: fine
+        st = node.diagnostic_status()
+        d = {kv.key: kv.value for kv in st.values}
+        assert d["joint_states publishers"] == "2"
+        assert "two devices" not in st.message and st.level < DiagnosticStatus.ERROR
+        states(20, foreign=False)  # both carry stage_joint
+        st = node.diagnostic_status()
+        assert st.level == DiagnosticStatus.ERROR and "two devices" in st.message, st.message
+    finally:
+        for p in peers:
+            p.destroy_node()
+        node.destroy_node()
