@@ -198,25 +198,25 @@ class FrictionRenderer(Node):
             self._input_topic = names.JOINT_STATES
             self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
                                               qos.CONTROL_PUB)
-            self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
-                                     qos.CONTROL_SUB)
+            js_sub = self.create_subscription(JointState, names.JOINT_STATES,
+                                              self._on_joint_state, qos.CONTROL_SUB)
         else:
             self._out = self.create_publisher(Float64MultiArray, names.POSITION_COMMANDS,
                                               qos.CONTROL_PUB)
             if values["admittance_input"] == "joint_effort":
                 self._reader = JointStateReader(joints, ("position", "effort"))
                 self._input_topic = names.JOINT_STATES
-                self.create_subscription(JointState, names.JOINT_STATES,
-                                         self._on_effort_state, qos.CONTROL_SUB)
+                js_sub = self.create_subscription(JointState, names.JOINT_STATES,
+                                                  self._on_effort_state, qos.CONTROL_SUB)
             else:
                 self._reader = JointStateReader(joints, ("position",))
                 self._axis = _AXES[values["wrench_axis"]]
                 self._input_topic = names.WRENCH
                 self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench,
                                          qos.CONTROL_SUB)
-                self.create_subscription(JointState, names.JOINT_STATES, self._on_position,
-                                         qos.CONTROL_SUB)
-        self._state_topic = names.JOINT_STATES  # whose publishers the diagnostics count
+                js_sub = self.create_subscription(JointState, names.JOINT_STATES,
+                                                  self._on_position, qos.CONTROL_SUB)
+        self._state_topic = js_sub.topic_name  # resolved and remapped: its publishers counted
         # the plausibility check's input (read in place: no allocation per message)
         if self._impedance:
             self._plaus_x, self._plaus_what = self._reader.velocity, ("velocity", "max_velocity")

@@ -194,7 +194,7 @@ def test_two_devices_with_the_same_joint_are_an_error_on_diagnostics(ros):
         states(0, foreign=True)  # the second publisher sends other joints: fine
         st = node.diagnostic_status()
         d = {kv.key: kv.value for kv in st.values}
-        assert d["joint_states publishers"] == "2"
+        assert d["/joint_states publishers"] == "2"
         assert "two devices" not in st.message and st.level < DiagnosticStatus.ERROR
         states(20, foreign=False)  # both carry stage_joint
         st = node.diagnostic_status()
