@@ -12,6 +12,7 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     max_effort           double    output saturation [N or N·m] (> 0)
     max_velocity         double    impedance: |velocity| above this is an implausible input,
                                    rejected like NaN (default 10 m/s or rad/s)
+    max_position         double    |position| above this is an implausible input (default 1000)
     max_force            double    admittance: |force| above this is an implausible input,
                                    rejected like NaN (default 1000 N or N·m)
     watchdog_timeout     double    silence/invalid input longer than this -> safe output [s]
@@ -132,6 +133,10 @@ GLOBAL_SPECS = (
               "NaN (diagnostics, the safe output) and never reaches the element; far above any "
               "haptic stage (< 1 m/s) or robot joint (a few rad/s)", unit="m/s, or rad/s",
               min=1e-6, max=1e6),
+    ParamSpec("max_position", 1000.0, "plausibility limit of the joint positions read: a "
+              "joint_states message with |position| above it is rejected like NaN (it would start "
+              "an admittance setpoint or a planar contact's yaw there); far beyond any stage's "
+              "travel (m) or joint's range (rad)", unit="m, or rad", min=1e-6, max=1e9),
     ParamSpec("max_force", 1000.0, "plausibility limit of the measured force in admittance "
               "mode (wrench, or the joint_states effort): above it the message is rejected like "
               "NaN; forces between max_effort and max_force are saturated at max_effort",

@@ -217,7 +217,10 @@ class FrictionRenderer(Node):
                 js_sub = self.create_subscription(JointState, names.JOINT_STATES,
                                                   self._on_position, qos.CONTROL_SUB)
         self._state_topic = js_sub.topic_name  # resolved and remapped: its publishers counted
-        # the plausibility check's input (read in place: no allocation per message)
+        # the plausibility checks' inputs (read in place: no allocation per message); the wrench
+        # path checks its positions where it reads them (_on_position)
+        self._plaus_pos = (self._reader.position if self._input_topic == names.JOINT_STATES
+                           else None)
         if self._impedance:
             self._plaus_x, self._plaus_what = self._reader.velocity, ("velocity", "max_velocity")
         elif values["admittance_input"] == "joint_effort":
@@ -252,6 +255,7 @@ class FrictionRenderer(Node):
     def _apply_live(self, values: dict) -> None:
         """Take over the parameters that change without rebuilding the element."""
         self._max_effort = float(values["max_effort"])
+        self._max_position = float(values["max_position"])
         self._plaus_lim = float(values["max_velocity" if values["mode"] == "impedance"
                                        else "max_force"])
         for bank in (self._bank, self._new_bank):
@@ -324,6 +328,8 @@ class FrictionRenderer(Node):
                          f"{self._joints[i]!r} is beyond {limit} {self._plaus_lim:g} (an "
                          "implausible sample; it never reaches the element)")
             return False
+        if self._plaus_pos is not None and not self._position_plausible(topic):
+            return False
         if anchor:
             self._reanchors += 1
             self._run_accepted = 0
@@ -393,7 +399,21 @@ class FrictionRenderer(Node):
         except InputError as e:
             self._reject(e.kind, f"joint_states: {e}", publish=False)
             return
+        if not self._position_plausible("joint_states", publish=False):
+            self._pos_mono = None  # no setpoint starts from it
+            return
         self._pos_mono = time.monotonic_ns()
+
+    def _position_plausible(self, topic: str, publish: bool = True) -> bool:
+        """|position| <= max_position for every joint, else a rejected input (``implausible``)."""
+        p = self._reader.position
+        if max(map(abs, p.tolist())) <= self._max_position:
+            return True
+        i = int(np.abs(p).argmax())
+        self._reject("implausible", f"{topic}: position {p[i]:.6g} of joint "
+                     f"{self._joints[i]!r} is beyond max_position {self._max_position:g} (an "
+                     "implausible sample; it never reaches the element)", publish=publish)
+        return False
 
     def _render_admittance(self, h: np.ndarray, position: np.ndarray) -> None:
         sp = self._cmd

@@ -121,6 +121,27 @@ def test_admittance_force_beyond_max_force_is_rejected_not_saturated(make):
     assert d["saturated cycles total"] == "1"  # 50 N > max_effort 10 N: saturated, reported
 
 
+def test_admittance_setpoint_never_starts_from_an_implausible_position(make):
+    """A wild measured position (1e300 m) would start the admittance setpoint there and be
+    published as a position command: it is rejected (max_position) and the setpoint starts from
+    the next good one. Both admittance inputs: joint_effort, and wrench + joint_states."""
+    node = make(mode="admittance", admittance_input="joint_effort", watchdog_timeout=30.0)
+    node._on_effort_state(joint_state_msg(["stage_joint"], [1e300], [0.0], [1.0],
+                                          stamp_ns=T0))
+    assert np.isfinite(node.last_command).all() and abs(node.last_command[0]) < 1.0
+    assert "position 1e+300" in _diag(node)[2]["rejected implausible last"]
+    node._on_effort_state(joint_state_msg(["stage_joint"], [0.002], [0.0], [1.0],
+                                          stamp_ns=T0 + DT_NS))
+    assert abs(node.last_command[0] - 0.002) < 1e-6  # started from the good position
+    wnode = make(mode="admittance", admittance_input="wrench", watchdog_timeout=30.0,
+                 max_position=0.5)
+    wnode._on_position(joint_state_msg(["stage_joint"], [0.7], [0.0], None, stamp_ns=T0))
+    d = _diag(wnode)[2]
+    assert "position 0.7" in d["rejected implausible last"] and "max_position 0.5" in \
+        d["rejected implausible last"]
+    assert wnode._pos_mono is None  # no setpoint may start from it
+
+
 def test_stribeck_steep_accepted_set_renders_kinetic_level(make):
     """Item 1, second form: the accepted set Fs = Fc = 4, delta = 1e6 at |v| > 0.5."""
     node = make(watchdog_timeout=30.0, **{"stage_joint.law": "stribeck", "stage_joint.Fs": 4.0,
