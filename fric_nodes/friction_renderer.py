@@ -33,8 +33,8 @@ Design choices (documented here once, referred to below):
   far from it (either way), the stream is re-anchored on the second one (``stamp re-anchors``
   in the diagnostics) instead of rejecting everything until the watchdog trips.
 * **Implausible input** (impedance: a joint velocity above ``max_velocity``; admittance: a
-  measured force above ``max_force``; any mode: a joint position above ``max_position``): rejected like NaN (reason ``implausible``) before it can
-  reach the element. The elements are total (any finite input gives a finite output), but one
+  measured force above ``max_force``; any mode: a joint position above ``max_position``):
+  rejected like NaN (reason ``implausible``) before it can reach the element. The elements are total (any finite input gives a finite output), but one
   1e300 m/s sample is still physics to them: it would wind the presliding spring or the virtual
   mass up for a long time. Inputs within the limits are physics and are rendered.
 * **Bad input** (non-finite values, missing joints, unknown-only names, length mismatches,
