@@ -34,8 +34,8 @@ from .user_errors import params_files_problem, ros_args_problem
 
 RCLError = _rclpy_impl.RCLError
 
-__all__ = ["declare_params", "init_ros", "unused_overrides", "Ring", "Housekeeping", "status",
-           "run_node"]
+__all__ = ["declare_params", "init_ros", "unused_overrides", "Ring", "Housekeeping", "RejectLog",
+           "status", "run_node", "report_fatal"]
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
@@ -113,6 +113,57 @@ class Housekeeping:
         self._last_ns = time.monotonic_ns()
         if self._due:
             self._due.pop(0)()
+
+
+class RejectLog:
+    """A node's rejected inputs, per reason: the count, the last text, the count in the current
+    diagnostics period and the latest text of any reason. Each rejection logs one throttled
+    warning (one call site, one severity: rclpy forbids changing either between calls).
+
+    Parameters
+    ----------
+    logger
+        The node's logger.
+    what
+        What is rejected, for the log line and the diagnostics keys ("input", "command").
+    """
+
+    def __init__(self, logger, what: str = "input"):
+        self.counts: dict[str, int] = {}
+        self.last: dict[str, str] = {}
+        self.latest = ""
+        self.period = 0
+        self._log = logger
+        self._what = what
+
+    def add(self, reason: str, text: str) -> None:
+        """Count one rejection for ``reason``; ``text`` says what was wrong (names the field)."""
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+        self.last[reason] = text
+        self.latest = text
+        self.period += 1
+        self._log.warning(f"rejected {self._what}: {text}", throttle_duration_sec=1.0)
+
+    @property
+    def total(self) -> int:
+        """All rejections since the start."""
+        return sum(self.counts.values())
+
+    def key_values(self) -> list[tuple[str, str]]:
+        """Diagnostics key/values: the total, then count and last text per reason."""
+        kv = [(f"rejected {self._what}s", str(self.total))]
+        for reason in sorted(self.counts):
+            kv += [(f"rejected {reason}", str(self.counts[reason])),
+                   (f"rejected {reason} last", self.last[reason])]
+        return kv
+
+    def period_problem(self) -> str | None:
+        """``"N rejected inputs, last: …"`` when this period had rejections (then resets the
+        period count), else None."""
+        n, self.period = self.period, 0
+        if not n:
+            return None
+        return f"{n} rejected {self._what}s, last: {self.latest}"
 
 
 def status(name: str, hardware_id: str, level: int, problems: list[str], ok_message: str,

@@ -135,3 +135,25 @@ def test_serial_link_thread_restarts_after_an_error_then_gives_up_loudly(tmp_pat
     finally:
         ser.stop(idle=False)
         emu.stop()
+
+
+def test_reject_log_counts_per_reason_and_per_period():
+    """The shared rejected-input bookkeeping of the nodes (one warning call site)."""
+    from fric_nodes._node_util import RejectLog
+
+    warned = []
+
+    class Log:
+        def warning(self, text, **kw):
+            warned.append((text, kw.get("throttle_duration_sec")))
+
+    r = RejectLog(Log(), "command")
+    assert r.period_problem() is None and r.key_values() == [("rejected commands", "0")]
+    r.add("non_finite", "data[0] is nan")
+    r.add("out_of_travel", "data[0] = 1e308 m is outside the travel")
+    r.add("non_finite", "data[0] is inf")
+    assert r.total == 3 and r.counts == {"non_finite": 2, "out_of_travel": 1}
+    assert dict(r.key_values())["rejected non_finite last"] == "data[0] is inf"
+    assert r.period_problem() == "3 rejected commands, last: data[0] is inf"
+    assert r.period_problem() is None  # the period was reset
+    assert warned[0] == ("rejected command: data[0] is nan", 1.0)
