@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from fric_core.identification import fit_friction
-from fric_core.stage import SAMPLES
+from fric_core.haptics.identification import fit_friction
+from fric_core.haptics.stage import SAMPLES
 
 TARGET_2S_MS = 10.0
 

@@ -40,10 +40,10 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from fric_core.identification_io import MAX_LOST_FRACTION, read_csv  # noqa: E402
-from fric_core.identification_report import estimates_table  # noqa: E402
+from fric_core.haptics.recording import MAX_LOST_FRACTION, read_csv  # noqa: E402
+from fric_core.haptics.report import estimates_table  # noqa: E402
 from fric_core.laws import AsymmetricFriction  # noqa: E402
-from fric_core.stage import SAMPLES, HapticStageSim  # noqa: E402
+from fric_core.haptics.stage import SAMPLES, HapticStageSim  # noqa: E402
 from fric_nodes import pipeline, run_report  # noqa: E402
 
 SAMPLE = "brass"

@@ -54,7 +54,7 @@ import inspect
 import math
 from typing import Any, Mapping
 
-from fric_core.identification import Excitation, excitation
+from fric_core.haptics.identification import Excitation, excitation
 
 from .parameters import ParamSpec
 

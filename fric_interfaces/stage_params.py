@@ -35,7 +35,7 @@ import warnings
 from typing import Any, Mapping
 
 from fric_core.design import FrictionDesignWarning
-from fric_core.stage import SAMPLES, HapticStageSim, OperatorHand
+from fric_core.haptics.stage import SAMPLES, HapticStageSim, OperatorHand
 
 from .parameters import SCHEDULING_SPECS, ParamSpec
 

@@ -78,7 +78,7 @@ def _add_launch(subparsers: argparse._SubParsersAction) -> None:
 
 def _columns(text: str) -> dict[str, str]:
     """``name=col,...`` of --columns (names: t, x, v, force, a)."""
-    from fric_core.identification_io import CSV_COLUMNS
+    from fric_core.haptics.recording import CSV_COLUMNS
 
     out: dict[str, str] = {}
     for item in (p.strip() for p in text.split(',') if p.strip()):
@@ -98,8 +98,9 @@ def _identify(ns: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
 
-    from fric_core.identification_io import fit_to_yaml, read_bag, read_csv
-    from fric_core.identification_report import estimates_table, write_report
+    from fric_core.haptics.recording import read_bag, read_csv
+    from fric_core.haptics.renderer_yaml import fit_to_yaml
+    from fric_core.haptics.report import estimates_table, write_report
 
     src = Path(ns.input)
     is_csv = src.suffix.lower() == '.csv'

@@ -98,9 +98,10 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from fric_core.identification import Excitation
-from fric_core.identification_io import Recording, fit_to_yaml, renderer_parameters, write_csv
-from fric_core.identification_report import write_report
+from fric_core.haptics.identification import Excitation
+from fric_core.haptics.recording import Recording, write_csv
+from fric_core.haptics.renderer_yaml import fit_to_yaml, renderer_parameters
+from fric_core.haptics.report import write_report
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import InputError, JointStateReader
 from fric_interfaces.identifier_params import (LIVE, RESULT_PARAMS, RESULT_SPECS, SPECS,

@@ -121,7 +121,7 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import ColorRGBA, Float64, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
-from fric_core.stage import StageReading
+from fric_core.haptics.stage import StageReading
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.parameters import check

@@ -224,7 +224,7 @@ def sign_changes(v: np.ndarray) -> int:
 
 def hand_from_script(script: str, t: np.ndarray, location: str = "carriage") -> np.ndarray:
     """The scripted hand force (``OperatorHand.parse`` format) at times ``t`` (s from its start)."""
-    from fric_core.stage import OperatorHand
+    from fric_core.haptics.stage import OperatorHand
     hand = OperatorHand.parse(script, location=location)
     return np.array([hand.force(float(x)) for x in np.asarray(t, dtype=float)])
 
@@ -238,7 +238,7 @@ def align_script(script: str, stamps: np.ndarray, force: np.ndarray,
     length) before the first recorded state (the device started first), or anywhere in the
     recording after it (``--hand-start first_command``: the hand waits for the first command).
     10 ms grid, then 1 ms."""
-    from fric_core.stage import OperatorHand
+    from fric_core.haptics.stage import OperatorHand
     stamps = np.asarray(stamps, dtype=float)
     force = np.asarray(force, dtype=float)
     ok = np.isfinite(force)

@@ -48,7 +48,7 @@ import time
 import tty
 from dataclasses import dataclass, fields, replace
 
-from fric_core.stage import HapticStageSim, OperatorHand
+from fric_core.haptics.stage import HapticStageSim, OperatorHand
 from fric_interfaces.stage_params import HAND_STARTS
 
 from .stage_protocol import (DEFAULT_COMMAND_TIMEOUT_S, DEFAULT_RATE_HZ, TYPE_COMMAND, Mode,

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fric_core.identification import excitation
-from fric_core.identification_io import Recording, write_csv
-from fric_core.identification_report import REPORT_FILES
-from fric_core.stage import SAMPLES, HapticStageSim
+from fric_core.haptics.identification import excitation
+from fric_core.haptics.recording import Recording, write_csv
+from fric_core.haptics.report import REPORT_FILES
+from fric_core.haptics.stage import SAMPLES, HapticStageSim
 from fric_nodes.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

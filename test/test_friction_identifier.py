@@ -35,8 +35,8 @@ import rclpy
 from diagnostic_msgs.msg import DiagnosticStatus
 from rclpy.parameter import Parameter, parameter_value_to_python
 
-from fric_core.identification_io import read_csv
-from fric_core.stage import SAMPLES
+from fric_core.haptics.recording import read_csv
+from fric_core.haptics.stage import SAMPLES
 from fric_interfaces.conversions import joint_state_msg
 from fric_interfaces.identifier_params import SPECS, check_excitation, validate
 from fric_nodes import pipeline

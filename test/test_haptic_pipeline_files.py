@@ -14,7 +14,7 @@ import yaml
 
 from fric_core.elements import MasslessImpedance, RigidAdmittance
 from fric_core.laws import Coulomb
-from fric_core.stage import HapticStageSim, OperatorHand
+from fric_core.haptics.stage import HapticStageSim, OperatorHand
 from fric_interfaces import names
 from fric_nodes import pipeline, recorder, run_report
 from fric_nodes.launch_runner import LaunchError, package_share, parse_launch

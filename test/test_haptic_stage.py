@@ -27,7 +27,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray
 from visualization_msgs.msg import MarkerArray
 
-from fric_core.stage import HapticStageSim, OperatorHand
+from fric_core.haptics.stage import HapticStageSim, OperatorHand
 from fric_interfaces import names, qos
 from fric_interfaces.parameters import descriptor
 from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate

@@ -24,7 +24,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from fric_core.stage import HapticStageSim
+from fric_core.haptics.stage import HapticStageSim
 from fric_interfaces import names, qos
 
 ROOT = Path(__file__).resolve().parents[1]

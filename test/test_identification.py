@@ -7,11 +7,12 @@ import warnings
 import numpy as np
 import pytest
 
-from fric_core.identification import (COND_LIMIT, MIN_SAMPLES_PER_SIGN, IdentificationWarning,
-                                      calibrate_accelerometer, central_difference, estimate_noise,
-                                      excitation, fit_friction)
+from fric_core.haptics.identification import (COND_LIMIT, MIN_SAMPLES_PER_SIGN,
+                                              IdentificationWarning, calibrate_accelerometer,
+                                              central_difference, estimate_noise, excitation,
+                                              fit_friction)
 from fric_core.laws import AsymmetricFriction
-from fric_core.stage import SAMPLES, HapticStageSim
+from fric_core.haptics.stage import SAMPLES, HapticStageSim
 
 # paper 003, Table 1 (standard deviations)
 SIG_A, SIG_V, SIG_F = 0.2379, 3.18e-3, 0.062

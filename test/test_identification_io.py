@@ -9,11 +9,10 @@ import shutil
 import numpy as np
 import pytest
 
-from fric_core.identification import central_difference, excitation, fit_friction
-from fric_core.identification_io import (MAX_STEP_DEVIATION, Recording, fit_to_yaml, read_bag,
-                                         read_csv, renderable_law, renderer_parameters,
-                                         write_csv)
-from fric_core.stage import SAMPLES, HapticStageSim
+from fric_core.haptics.identification import central_difference, excitation, fit_friction
+from fric_core.haptics.recording import MAX_STEP_DEVIATION, Recording, read_bag, read_csv, write_csv
+from fric_core.haptics.renderer_yaml import fit_to_yaml, renderable_law, renderer_parameters
+from fric_core.haptics.stage import SAMPLES, HapticStageSim
 
 BRASS = SAMPLES["brass"]
 SIG_A = 0.2379  # paper 003 Table 1: accelerometer noise std = the sim's accel_noise

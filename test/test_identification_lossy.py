@@ -31,11 +31,11 @@ import pytest
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu
 
-from fric_core.identification import estimate_noise, excitation
-from fric_core.identification_io import (GAP_SETTLE_SAMPLES, MAX_LOST_FRACTION, Recording,
-                                         read_csv, write_csv)
-from fric_core.identification_report import write_report
-from fric_core.stage import SAMPLES, HapticStageSim
+from fric_core.haptics.identification import estimate_noise, excitation
+from fric_core.haptics.recording import (GAP_SETTLE_SAMPLES, MAX_LOST_FRACTION, Recording, read_csv,
+                                         write_csv)
+from fric_core.haptics.report import write_report
+from fric_core.haptics.stage import SAMPLES, HapticStageSim
 from fric_interfaces.conversions import joint_state_msg
 
 BRASS = SAMPLES["brass"]

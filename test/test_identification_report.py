@@ -7,12 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-from fric_core.identification import excitation
-from fric_core.identification_io import Recording
-from fric_core.identification_report import (PARAMETERS, REPORT_FILES, estimates_table,
-                                             force_time_figure, mass_adjusted_figure,
-                                             write_report)
-from fric_core.stage import SAMPLES, HapticStageSim
+from fric_core.haptics.identification import excitation
+from fric_core.haptics.recording import Recording
+from fric_core.haptics.report import (PARAMETERS, REPORT_FILES, estimates_table, force_time_figure,
+                                      mass_adjusted_figure, write_report)
+from fric_core.haptics.stage import SAMPLES, HapticStageSim
 
 BRASS = SAMPLES["brass"]
 TRUTH = dict(m=BRASS.mass, Cp=BRASS.law.Cp, bp=BRASS.law.bp, Cn=BRASS.law.Cn, bn=BRASS.law.bn,

@@ -45,7 +45,8 @@ def test_identify_brass_then_render_it_lockstep(tmp_path, capsys):
 # -- the demo's verdict on the identification record (issue 13, item 9) ---------------------------
 def _ident_dir(path: Path, rec) -> Path:
     """What the identifier writes: recording.csv (with its noise variances) and its YAML."""
-    from fric_core.identification_io import fit_to_yaml, write_csv
+    from fric_core.haptics.recording import write_csv
+    from fric_core.haptics.renderer_yaml import fit_to_yaml
 
     path.mkdir(parents=True)
     fit = rec.fit("eiv")

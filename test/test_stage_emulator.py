@@ -275,7 +275,7 @@ def test_hand_start_first_command_waits_for_a_controller():
     """--hand-start first_command: the operator hand (here 1 N on the tool side after 0.1 s of
     rest) stays off while the host only sends idle keep-alives, and its script clock starts at
     the first force command the device applies (to one frame)."""
-    from fric_core.stage import OperatorHand
+    from fric_core.haptics.stage import OperatorHand
     hand = OperatorHand.parse("0.1:0, 5:1.0", location="tool")
     e = StageEmulator(rate_hz=RATE, command_timeout=1.0, seed=1, handle=True, hand=hand,
                       force_noise=0.0, hand_start="first_command").start()

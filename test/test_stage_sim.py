@@ -17,7 +17,7 @@ import pytest
 
 from fric_core.design import FrictionDesignWarning, law_validity
 from fric_core.laws import AsymmetricFriction
-from fric_core.stage import SAMPLES, HandSegment, HapticStageSim, OperatorHand, Sample
+from fric_core.haptics.stage import SAMPLES, HandSegment, HapticStageSim, OperatorHand, Sample
 
 RES = 2.57e-6  # paper 003 Table 3: position resolution
 

@@ -95,9 +95,9 @@ from typing import NamedTuple, Tuple
 
 import numpy as np
 
-from ._checks import param
-from .design import law_validity, warn_design
-from .laws import AsymmetricFriction, FrictionLaw
+from .._checks import param
+from ..design import law_validity, warn_design
+from ..laws import AsymmetricFriction, FrictionLaw
 
 __all__ = ["HapticStageSim", "StageReading", "Sample", "SAMPLES", "HandSegment", "OperatorHand",
            "default_carriage_friction", "GRAVITY"]

@@ -8,7 +8,7 @@
   kinetic lines and the box of Δv, Dn, Dp, Figs. 6–8 (b): OLS dashed over a translucent EIV
   band, so both show where they coincide), ``force_time.png`` (measured force under the thin
   model lines, and a residual panel below) and ``estimates.md`` (with the record's gaps and,
-  past :data:`~fric_core.identification_io.MAX_LOST_FRACTION` lost, that the estimates are not
+  past :data:`~fric_core.haptics.recording.MAX_LOST_FRACTION` lost, that the estimates are not
   to be trusted).
 
 matplotlib is imported only by :func:`write_report` and used through its object API with the Agg
@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from .identification import FrictionFit
-from .identification_io import MAX_LOST_FRACTION, Recording
+from .recording import MAX_LOST_FRACTION, Recording
 
 __all__ = ["estimates_table", "write_report", "PARAMETERS", "REPORT_FILES", "STYLES",
            "force_velocity_figure", "mass_adjusted_figure", "force_time_figure"]
