@@ -32,8 +32,8 @@ from fric_interfaces import names, qos
 from fric_interfaces.parameters import descriptor
 from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
 from fric_nodes.haptic_stage import HapticStage
-from fric_nodes.stage_emulator import StageEmulator
-from fric_nodes.stage_protocol import SYNC, TYPE_STATE, crc16
+from fric_nodes.hardware.stage_emulator import StageEmulator
+from fric_nodes.hardware.stage_protocol import SYNC, TYPE_STATE, crc16
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 200.0
@@ -395,7 +395,7 @@ P100_NS = 10_000_000  # the comparisons run at 100 Hz: 10 physics steps of 1 ms 
 
 def _emulator(link, *args):
     """The device emulator as a process (its own interpreter: no GIL shared with the node)."""
-    return subprocess.Popen([sys.executable, "-m", "fric_nodes.stage_emulator", "--link",
+    return subprocess.Popen([sys.executable, "-m", "fric_nodes.hardware.stage_emulator", "--link",
                              str(link), "--rate", "100", *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -434,7 +434,7 @@ def test_serial_over_emulator_equals_sim_open_loop(world, tmp_path):
     hand = "0.1:0, 0.2:1.3:0.05, 0.5:0:0.05"
     link = tmp_path / "stage"
     common = dict(rate=100.0, seed=3)
-    sim_node = world.make(namespace="sim", hand_script=hand, hand_location="tool", **common)
+    world.make(namespace="sim", hand_script=hand, hand_location="tool", **common)
     ser_node = world.make(namespace="ser", backend="serial", port=str(link),
                           reconnect_period=0.05, **common)
     sim_peer = world.peer("stage_test_open_sim", namespace="sim")

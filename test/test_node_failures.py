@@ -20,8 +20,8 @@ import time
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
-from fric_nodes.haptic_stage import SerialLink
-from fric_nodes.stage_emulator import StageEmulator
+from fric_nodes.hardware.serial_link import SerialLink
+from fric_nodes.hardware.stage_emulator import StageEmulator
 
 _SCRIPT = textwrap.dedent("""
     import sys

@@ -1,4 +1,4 @@
-"""The stage device emulator (fric_nodes.stage_emulator) driven by a host over pyserial.
+"""The stage device emulator (fric_nodes.hardware.stage_emulator) driven by a host over pyserial.
 
 Asserted, with the host opening the emulator's pseudo-terminal like a serial port: state frames
 arrive at the device's rate with contiguous sequence numbers and device time; force and position
@@ -20,8 +20,8 @@ import time
 import pytest
 import serial
 
-from fric_nodes.stage_emulator import StageEmulator
-from fric_nodes.stage_protocol import (TYPE_STATE, Mode, StreamDecoder, encode_command)
+from fric_nodes.hardware.stage_emulator import StageEmulator
+from fric_nodes.hardware.stage_protocol import (TYPE_STATE, Mode, StreamDecoder, encode_command)
 
 RATE = 200.0
 
@@ -235,9 +235,9 @@ def test_unplug_fails_the_host_read_and_replug_serves_again(emu, host):
 def test_command_line_emulator_serves_on_a_link(tmp_path):
     link = str(tmp_path / "stage")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fric_nodes.stage_emulator", "--link", link, "--rate", "200",
-         "--sample", "brass", "--hand", "0.2:0, 5:1.0:0.1", "--param", "force_noise=0",
-         "--duration", "20"],
+        [sys.executable, "-m", "fric_nodes.hardware.stage_emulator", "--link", link,
+         "--rate", "200", "--sample", "brass", "--hand", "0.2:0, 5:1.0:0.1",
+         "--param", "force_noise=0", "--duration", "20"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -266,7 +266,7 @@ def test_bad_emulator_settings_are_rejected():
         StageEmulator(rate_hz=300.0)  # 3.33 physics steps per frame
     with pytest.raises(ValueError, match="command_timeout"):
         StageEmulator(command_timeout=0.0)
-    r = subprocess.run([sys.executable, "-m", "fric_nodes.stage_emulator", "--rate", "300",
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.hardware.stage_emulator", "--rate", "300",
                         "--duration", "0.1"], capture_output=True, text=True, timeout=20)
     assert r.returncode == 2 and "rate_hz" in r.stderr
 

@@ -1,4 +1,4 @@
-"""The haptic stage's serial protocol (fric_nodes.stage_protocol, docs/serial_protocol.md).
+"""The haptic stage's serial protocol (fric_nodes.hardware.stage_protocol, docs/serial_protocol.md).
 
 Asserted: the byte layout of docs/serial_protocol.md (golden frames, little-endian,
 CRC-16/CCITT-FALSE against a bitwise reference), a lossless round trip of every field, decoding
@@ -13,10 +13,11 @@ import struct
 import numpy as np
 import pytest
 
-from fric_nodes.stage_protocol import (COMMAND_FRAME_SIZE, STATE_FRAME_SIZE, SYNC, TYPE_COMMAND,
-                                       TYPE_STATE, CommandFrame, Mode, ProtocolError, StateFrame,
-                                       StateLimits, Status, StreamDecoder, crc16, decode_frame,
-                                       encode, encode_command, encode_state, state_frame_bytes)
+from fric_nodes.hardware.stage_protocol import (COMMAND_FRAME_SIZE, STATE_FRAME_SIZE, SYNC,
+                                                TYPE_COMMAND, TYPE_STATE, CommandFrame, Mode,
+                                                ProtocolError, StateFrame, StateLimits, Status,
+                                                StreamDecoder, crc16, decode_frame, encode,
+                                                encode_command, encode_state, state_frame_bytes)
 
 RNG = random.Random(20)
 
@@ -266,7 +267,7 @@ def test_crc_valid_frames_with_implausible_values_are_rejected_with_limits():
     assert [f.seq for f in out] == [0, 2, 4, 6, 8, 10, 12, 14]
     assert dec.stats.value_errors == len(bad) and dec.stats.crc_errors == 0
     for (field, value), why in zip(bad, reasons):
-        assert why.startswith(f"state frame seq ") and field in why, (field, why)
+        assert why.startswith("state frame seq ") and field in why, (field, why)
     assert "position 3e+38 m outside the plausible [-0.021, 0.021] m" in reasons[0]
     # the limits are inclusive, and without limits only non-finite values are refused
     edge = state_frame_bytes(0, 0, 0.021, -5.0, 100.0, 1000.0, -100.0, 0, 0)

@@ -9,7 +9,8 @@ flag), the status flags and the command acknowledgement. The host opens :attr:`S
 
 Run it as a process::
 
-    python -m fric_nodes.stage_emulator [--link /tmp/fric_stage] [--rate 1000] [--sample brass]
+    python -m fric_nodes.hardware.stage_emulator [--link /tmp/fric_stage] [--rate 1000]
+        [--sample brass]
 
 It prints ``port: /dev/pts/N`` (and the ``--link`` symlink pointing to it), then serves until
 SIGINT/SIGTERM or ``--duration``. Or in-process::
@@ -404,7 +405,7 @@ def _param(text: str):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m fric_nodes.stage_emulator",
+        prog="python -m fric_nodes.hardware.stage_emulator",
         description="Emulate the haptic stage device on a pseudo-terminal "
                     "(protocol: docs/serial_protocol.md; physics: fric_core.stage).")
     ap.add_argument("--link", help="create this symlink to the pty (e.g. /tmp/fric_stage)")
