@@ -11,9 +11,10 @@ mode). The stage's carriage friction is on (paper 003: static 1.04 N forward): i
 the hand must overcome F + 1.04 N = 5.04 N, in admittance mode the position servo hides the
 carriage and the breakaway is F.
 
-Serial: the same pipeline with ``backend:=serial`` against ``python -m fric_nodes.stage_emulator``
-on a pseudo-terminal (the emulator's own 1 kHz wall-clock servo; the hand runs in it), recorded
-and checked the same way, and compared with the sim runs.
+Serial: the same pipeline with ``backend:=serial`` against
+``python -m fric_nodes.hardware.stage_emulator`` on a pseudo-terminal (the emulator's own 1 kHz
+wall-clock servo; the hand runs in it), recorded and checked the same way, and compared with the
+sim runs.
 
 Kill/restart: the stage process is SIGKILLed mid-run; the renderer's watchdog must publish zero
 effort; a new stage process brings rendering back.
@@ -126,7 +127,7 @@ class _Runs:
             out = self.tmp / f"serial_{mode}"
             link = self.tmp / f"stage_link_{mode}"
             emu = subprocess.Popen(
-                [sys.executable, "-m", "fric_nodes.stage_emulator", "--link", str(link),
+                [sys.executable, "-m", "fric_nodes.hardware.stage_emulator", "--link", str(link),
                  "--rate", "1000", "--handle", "--hand", SERIAL_SCRIPT, "--hand-location", "tool",
                  "--hand-start", "first_command", "--timeout-ms", "500", "--seed", "0"],
                 env=self.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
