@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fric_core.arm_dynamics import UrdfDynamics  # noqa: E402
+from fric_core.transmission.urdf_dynamics import UrdfDynamics  # noqa: E402
 from fric_core.modular import (Coordinates, ExternalForce, FrictionImpedance,  # noqa: E402
                                ModularSystem, RigidBody, UrdfArm, euler_step, rk4_step)
 from fric_core.modular.scenarios import (paper_torques, penalty_initial_state,  # noqa: E402

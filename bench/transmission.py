@@ -28,9 +28,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fric_core.arm import GearedArm  # noqa: E402
-from fric_core.arm_dynamics import UrdfDynamics  # noqa: E402
-from fric_core.axproj import AxprojSolver, axproj_projection, axproj_residual  # noqa: E402
+from fric_core.transmission.geared_arm import GearedArm  # noqa: E402
+from fric_core.transmission.urdf_dynamics import UrdfDynamics  # noqa: E402
+from fric_core.transmission.projection import (  # noqa: E402
+    AxprojSolver, axproj_projection, axproj_residual)
 
 H = 1e-3
 ARM7 = dict(gamma_u=0.1, gamma_v=[0.3, 0.3, 0.5, 0.5, 0.7, 1.1, 1.1],

@@ -32,8 +32,8 @@ import sys
 import numpy as np
 
 from _plotting import Checks, parse_args, plt, savefig
-from fric_core.arm import GearedArm
-from fric_core.arm_dynamics import UrdfDynamics
+from fric_core.transmission.geared_arm import GearedArm
+from fric_core.transmission.urdf_dynamics import UrdfDynamics
 
 H = 1e-3
 T_END = 3.0

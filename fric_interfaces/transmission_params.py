@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from fric_core.arm import GearedArm, per_joint
+from fric_core.transmission.geared_arm import GearedArm, per_joint
 from fric_core.transmission import asymmetry_from_efficiencies
 
 from .parameters import ParamSpec
@@ -112,7 +112,7 @@ def build_arm(values: Mapping[str, Any]) -> GearedArm:
     """The simulated arm of the parameter values; ``ValueError`` naming the parameter for a
     bad URDF (:class:`fric_core.arm_dynamics.UrdfError`), unknown joint or frame names, bad
     per-joint values and a singular inertia."""
-    from fric_core.arm_dynamics import UrdfDynamics
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
 
     kw = dict(joint_names=list(values["joint_names"]) or None,
               ee_frame=values["ee_frame"] or None, gravity=list(values["gravity"]))

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fric_core.arm import ConstantInertia, GearedArm
-from fric_core.arm_dynamics import UrdfDynamics, UrdfError, bundled_urdf
-from fric_core.axproj import AxprojSolver
+from fric_core.transmission.geared_arm import ConstantInertia, GearedArm
+from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError, bundled_urdf
+from fric_core.transmission.projection import AxprojSolver
 from fric_core.transmission import IllPosedWarning, Transmission
 
 H = 1e-3
@@ -304,7 +304,7 @@ def test_paper_004_examples_pass_and_write_pngs(name, pngs, tmp_path, capsys):
 
 
 def test_end_stops_push_back_only_beyond_the_limits():
-    from fric_core.arm import EndStops
+    from fric_core.transmission.geared_arm import EndStops
     # omega = 0.1 / 0.01 = 10 rad/s, zeta = 0.5: on m_e = 1, K = 100, B = 10
     stops = EndStops([-1.0, -np.inf], [1.0, np.inf], 0.01, ["a", "b"], omega_h=0.1, zeta=0.5)
     m_e = np.ones(2)
@@ -330,7 +330,7 @@ def test_end_stop_is_a_damped_bumper(inertia):
     # x = v t exp(-omega t) lets go when its force vanishes (omega t = 2) with the rebound speed
     # v exp(-2) = 0.135 v; the discretisation shifts that a little, so the rebound must stay
     # below 0.25 v (kinetic energy < 6 %), and the overshoot below v / omega.
-    from fric_core.arm import EndStops
+    from fric_core.transmission.geared_arm import EndStops
     h = 1e-3
     stops = EndStops([-10.0], [0.0], h, ["j"])
     arm = GearedArm(ConstantInertia([[inertia]]), 0.0, 0.0, 0.0, v0=[1.0])

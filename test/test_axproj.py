@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from fric_core.axproj import (AxprojSolver, IllPosedError, axproj, axproj_diagonal,
-                              axproj_projection, axproj_residual, axproj_result,
-                              friction_phi_n, lambda_fixed_point, sigma_max)
+from fric_core.transmission.projection import (AxprojSolver, IllPosedError, axproj, axproj_diagonal,
+                                               axproj_projection, axproj_residual, axproj_result,
+                                               friction_phi_n, lambda_fixed_point, sigma_max)
 from fric_core.transmission import IllPosedWarning, friction_phi
 
 H = 1e-3

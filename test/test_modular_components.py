@@ -161,7 +161,7 @@ def test_arm_tip_spring_through_the_jacobian(which):
     # the exact flow; RK4 at ωT ≈ 0.01 keeps it to 1e-8 relative over 1 s only if the Ψ map
     # is the transpose of the Φ map (any mismatch injects power). With damping the tip comes
     # to rest at the anchor (a reachable point, no other force).
-    from fric_core.arm_dynamics import UrdfDynamics
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
     from fric_core.modular import ArmPoint, FixedPoint, PlanarTwoLink, Relative, UrdfArm
     if which == "urdf":
         arm = UrdfArm(UrdfDynamics("planar_2link", gravity=(0.0, 0.0, 0.0)))

@@ -70,7 +70,7 @@ def test_lugre_drifts_and_the_drift_grows_with_time(runs):
 
 def test_closed_form_arm_matches_pinocchio():
     # The bundled planar_2link URDF: 1 kg point masses at the tips of 1 m links, z axes.
-    from fric_core.arm_dynamics import UrdfDynamics
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
     from fric_core.modular import UrdfArm
 
     urdf = UrdfArm(UrdfDynamics("planar_2link", gravity=(0.0, -9.81, 0.0)))

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from fric_core import gear_geometry
+from fric_core.transmission import gear_geometry
 from fric_core.transmission import (IllPosedWarning, Transmission, asymmetry_from_efficiencies,
                                     efficiencies, friction_phi, internal_force, internal_force_s)
 

@@ -4,7 +4,7 @@
 * :class:`PlanarTwoLink` — closed form for two revolute links turning about parallel z axes
   (the mechanism of Fig. 5);
 * :class:`UrdfArm` — any fixed-base arm from a URDF, H and c (Coriolis, centrifugal and gravity)
-  from Pinocchio via :class:`fric_core.arm_dynamics.UrdfDynamics`.
+  from Pinocchio via :class:`fric_core.transmission.urdf_dynamics.UrdfDynamics`.
 
 Both are of kind ``"coordinates"``: wire joint-space impedances with
 :class:`~fric_core.modular.wiring.Coordinates`, and Cartesian ones (contacts, springs) at the tip
@@ -138,14 +138,14 @@ class PlanarTwoLink(Admittance):
 class UrdfArm(Admittance):
     """An arm (8) whose H(θ) and c(θ, ω) come from Pinocchio (:class:`UrdfDynamics`).
 
-    ``dynamics`` is a :class:`fric_core.arm_dynamics.UrdfDynamics` (its gravity setting is the
-    arm's); n = ``dynamics.n`` joints.
+    ``dynamics`` is a :class:`fric_core.transmission.urdf_dynamics.UrdfDynamics` (its gravity
+    setting is the arm's); n = ``dynamics.n`` joints.
     """
 
     kind = "coordinates"
 
     def __init__(self, dynamics):
-        from ..arm_dynamics import UrdfDynamics  # Pinocchio only when this class is used
+        from ..transmission.urdf_dynamics import UrdfDynamics  # Pinocchio only when used
 
         if not isinstance(dynamics, UrdfDynamics):
             raise ValueError(f"dynamics: expected a UrdfDynamics, got {type(dynamics).__name__}")

@@ -27,8 +27,8 @@ with ``Φ(s, ϕ, ρ) = s |λ(ϕ, ρ s)|`` (34) and λ of (31). The output veloci
 ``(m + M) v*_k / h`` lies in ``[Φ(−1), Φ(1)]`` (45): static friction without drift or chatter.
 For |ρ̂| ≥ 1 the step uses λ_s (35) with ±∞ (a jam: the velocity stops in that direction).
 
-The multi-DOF algorithm (69) for arms is :class:`fric_core.arm.GearedArm`, and its inner problem
-(67) is :func:`fric_core.axproj.axproj`. Geometry (Sec. 3.2–3.4): :mod:`fric_core.gear_geometry`.
+The multi-DOF algorithm (69) for arms is :class:`~.geared_arm.GearedArm`, and its inner problem
+(67) is :func:`~.projection.axproj`. Geometry (Sec. 3.2–3.4): :mod:`~.gear_geometry`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import warnings
 from typing import NamedTuple
 
 from . import gear_geometry
-from ._checks import param
+from .._checks import param
 
 __all__ = ["Transmission", "TransmissionState", "IllPosedWarning", "efficiencies",
            "asymmetry_from_efficiencies", "internal_force", "internal_force_s", "friction_phi",
@@ -209,7 +209,7 @@ class Transmission:
                   pressure_angle: float = math.radians(20.0), addendum: float = 1.0,
                   **kwargs) -> "Transmission":
         """Spur gear pair (Sec. 3.4, eq. 21) with γ's averaged over a mesh cycle
-        (:func:`fric_core.gear_geometry.spur_gear`); the output is the driven gear's shaft."""
+        (:func:`~.gear_geometry.spur_gear`); the output is the driven gear's shaft."""
         g = gear_geometry.spur_gear(teeth_in, teeth_out, module, mu, pressure_angle, addendum)
         return cls._geared(g, inertia_in, inertia_out, "inertia_in", kwargs)
 

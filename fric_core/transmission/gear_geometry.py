@@ -3,7 +3,7 @@
 Every function returns a :class:`GearCoefficients`: the asymmetry coefficients of the DAI (14)
 and the reduction ratio κ (input velocity u = κ v, output velocity v). The DAI is written at the
 output: an input-side moment of inertia m̂ becomes ``m = κ² m̂`` and an input torque f̂_u becomes
-``f_u = κ f̂_u`` (Sec. 3.1). :class:`fric_core.transmission.Transmission` has a constructor for
+``f_u = κ f̂_u`` (Sec. 3.1). :class:`~.dai.Transmission` has a constructor for
 each (``leadscrew``, ``worm_gear``, ``spur_gear``).
 
 * Leadscrew (Sec. 3.2): lead angle θ, friction coefficient μ: ``γ_u = μ tan θ``, ``γ_v = μ/tan θ``;
@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ._checks import param
+from .._checks import param
 
 __all__ = ["GearCoefficients", "SpurMesh", "leadscrew", "worm_gear", "spur_contact", "spur_gear"]
 

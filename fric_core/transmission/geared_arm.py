@@ -24,7 +24,7 @@ and warned about once (``on_ill_posed="warn"``) or raised (``"raise"``). The ste
 NaN: bad inputs raise ``ValueError`` before the state changes.
 
 The arm's rigid-body terms come from any object with the :class:`ArmDynamics` interface:
-:class:`fric_core.arm_dynamics.UrdfDynamics` (Pinocchio, from a URDF) or
+:class:`~.urdf_dynamics.UrdfDynamics` (Pinocchio, from a URDF) or
 :class:`ConstantInertia` (a fixed inertia matrix; tests and 1-DOF checks).
 """
 
@@ -36,8 +36,8 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
-from .axproj import AxprojSolver, axproj_diagonal
-from .transmission import IllPosedWarning, Transmission
+from .dai import IllPosedWarning, Transmission
+from .projection import AxprojSolver, axproj_diagonal
 
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint"]
 
@@ -239,7 +239,7 @@ class GearedArm:
     def from_transmissions(cls, dynamics: ArmDynamics,
                            transmissions: Sequence[Transmission] | Mapping[str, Transmission],
                            **kwargs) -> "GearedArm":
-        """One :class:`~fric_core.transmission.Transmission` per joint (sequence in joint order,
+        """One :class:`~.dai.Transmission` per joint (sequence in joint order,
         or a ``{joint name: Transmission}`` mapping): γ_u, γ_v, m from each, and its output-side
         inertia M as the joint's m_v (49)."""
         names = tuple(dynamics.joint_names)
@@ -263,8 +263,8 @@ class GearedArm:
     def from_urdf(cls, urdf, gamma_u, gamma_v, m, *, joint_names=None, ee_frame=None,
                   gravity=(0.0, 0.0, -9.81), **kwargs) -> "GearedArm":
         """Build the dynamics from a URDF file with Pinocchio
-        (:class:`fric_core.arm_dynamics.UrdfDynamics`), then the arm."""
-        from .arm_dynamics import UrdfDynamics  # Pinocchio only when a URDF is used
+        (:class:`~.urdf_dynamics.UrdfDynamics`), then the arm."""
+        from .urdf_dynamics import UrdfDynamics  # Pinocchio only when a URDF is used
         dyn = UrdfDynamics(urdf, joint_names=joint_names, ee_frame=ee_frame, gravity=gravity)
         return cls(dyn, gamma_u, gamma_v, m, **kwargs)
 

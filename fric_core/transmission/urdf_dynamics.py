@@ -1,6 +1,6 @@
 """Rigid-body terms of an arm from its URDF, by Pinocchio (the only fric module importing it).
 
-:class:`UrdfDynamics` gives what :class:`fric_core.arm.GearedArm` needs for algorithm (69) of
+:class:`UrdfDynamics` gives what :class:`~.geared_arm.GearedArm` needs for algorithm (69) of
 paper 004: the inertia matrix M_h(q), the bias force h(q, q̇) (Coriolis, centrifugal and
 gravity: Pinocchio's ``nonLinearEffects``) and the end-effector Jacobian J(q) (6 × n, linear rows
 first, axes of the world frame at the end-effector origin: Pinocchio's LOCAL_WORLD_ALIGNED), so a
@@ -35,7 +35,7 @@ class UrdfError(ValueError):
 def bundled_urdf(name: str) -> Path:
     """Path of a URDF shipped with fric (``"planar_2link"``, ``"arm7"``; ``.urdf`` optional)."""
     fname = name if name.endswith(".urdf") else name + ".urdf"
-    candidates = [Path(__file__).resolve().parent.parent / "urdf" / fname,
+    candidates = [Path(__file__).resolve().parents[2] / "urdf" / fname,
                   Path(sys.prefix) / "share" / "fric" / "urdf" / fname]
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
         if prefix:
