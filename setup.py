@@ -37,7 +37,7 @@ setup(
     },
     entry_points={
         'console_scripts': [
-            'fric = fric_nodes.cli:main',
+            'fric = fric_nodes.tools.cli:main',
             'friction_renderer = fric_nodes.friction_renderer:main',
             'haptic_stage = fric_nodes.haptic_stage:main',
             'haptic_loop = fric_nodes.haptic_loop:main',

@@ -56,7 +56,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 from fric_interfaces import names  # noqa: E402
 from fric_nodes.friction_renderer import FrictionRenderer  # noqa: E402
 from fric_nodes.haptic_stage import HapticStage  # noqa: E402
-from fric_nodes.launch_runner import die_with_parent  # noqa: E402
+from fric_nodes.tools.launch_runner import die_with_parent  # noqa: E402
 from fric_nodes.scheduling import apply_scheduling  # noqa: E402
 
 HAND = "0.2:0, 1:2:0.1, 1:6:0.1, 1:0:0.1, 1:-6:0.1, 1:0:0.1"  # stick, slip, release, reverse

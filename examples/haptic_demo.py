@@ -44,8 +44,8 @@ for p in (str(_ROOT), str(Path(__file__).resolve().parent)):
         sys.path.insert(0, p)
 
 import identify_and_render  # noqa: E402
-from fric_nodes import pipeline, run_report  # noqa: E402
-from fric_nodes.user_errors import out_dir_problem  # noqa: E402
+from fric_nodes.tools import pipeline, run_report  # noqa: E402
+from fric_nodes.tools.user_errors import out_dir_problem  # noqa: E402
 
 MODES = ("impedance", "admittance")
 DURATION = 15.0  # s of stage time: the 14.2 s hand script and a little rest

@@ -20,7 +20,7 @@ Then this script checks the result against the simulation's ground truth:
 * rendering: below the identified breakaway the handle does not move (one encoder count), above
   it breaks away with the rendered force peaking at the identified static level Dp and slides with
   the rendered force on the identified kinetic law (both within 2 %), and after the release it
-  stops without chatter (:func:`fric_nodes.pipeline.physics_checks` with the identified law).
+  stops without chatter (:func:`fric_nodes.tools.pipeline.physics_checks` with the identified law).
 
 Run alone: ``.venv/bin/python examples/identify_and_render.py [--out out/demo] [--sync lockstep]``.
 """
@@ -44,7 +44,7 @@ from fric_core.haptics.recording import MAX_LOST_FRACTION, read_csv  # noqa: E40
 from fric_core.haptics.report import estimates_table  # noqa: E402
 from fric_core.laws import AsymmetricFriction  # noqa: E402
 from fric_core.haptics.stage import SAMPLES, HapticStageSim  # noqa: E402
-from fric_nodes import pipeline, run_report  # noqa: E402
+from fric_nodes.tools import pipeline, run_report  # noqa: E402
 
 SAMPLE = "brass"
 #: the display operator pushes at these fractions of the true breakaway force (the law's static

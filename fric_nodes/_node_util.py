@@ -30,7 +30,7 @@ from rclpy.utilities import remove_ros_args
 from fric_interfaces.parameters import ParamSpec, declare
 
 from .scheduling import apply_scheduling, process_threads
-from .user_errors import params_files_problem, ros_args_problem
+from .tools.user_errors import params_files_problem, ros_args_problem
 
 RCLError = _rclpy_impl.RCLError
 

@@ -21,11 +21,11 @@ chunk written (about 30 kB per hour at 1 kHz). The recorder's parameters are in 
 
 It records for ``duration`` seconds of wall time (0: until SIGINT/SIGTERM, e.g. from the launch
 shutting down when the stage's run ends), closes the bag, then reads it back
-(:func:`fric_nodes.run_report.read_bag`; the last ``analysis_window`` seconds of a longer run)
+(:func:`fric_nodes.tools.run_report.read_bag`; the last ``analysis_window`` seconds of a longer run)
 and writes to ``out_dir``: ``summary.json``, ``timeseries.png`` (position, velocity, rendered and
 hand force vs time), ``force_velocity.png`` (rendered force vs velocity) and ``run.npz`` (the
-analysed single-joint arrays, :mod:`fric_nodes.run_report`); it prints where they are and a short
-summary (:func:`fric_nodes.run_report.format_summary`), and exits 0 (1 if not a single
+analysed single-joint arrays, :mod:`fric_nodes.tools.run_report`); it prints where they are and a short
+summary (:func:`fric_nodes.tools.run_report.format_summary`), and exits 0 (1 if not a single
 ``joint_states`` message with the joint arrived, or writing the bag failed).
 
 Subscriptions are BEST_EFFORT with a deep queue (``queue_depth``): like every fric reader they
@@ -54,9 +54,9 @@ from std_msgs.msg import Float64, Float64MultiArray
 from fric_interfaces import names
 from fric_interfaces.parameters import ParamSpec
 
-from . import run_report
+from .tools import run_report
 from ._node_util import declare_params, init_ros
-from .user_errors import make_out_dir
+from .tools.user_errors import make_out_dir
 
 __all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
 

@@ -13,7 +13,7 @@ from fric_core.haptics.identification import excitation
 from fric_core.haptics.recording import Recording, write_csv
 from fric_core.haptics.report import REPORT_FILES
 from fric_core.haptics.stage import SAMPLES, HapticStageSim
-from fric_nodes.cli import main
+from fric_nodes.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 BRASS = SAMPLES["brass"]
@@ -104,7 +104,7 @@ def test_identify_process_exit_status(tmp_path):
     """The real command line: exit status 1 and the message on stderr."""
     bad = tmp_path / "bad.csv"
     bad.write_text("t,x,v,force\n0,0,0,1\n0.001,0,x,1\n")
-    proc = subprocess.run([sys.executable, "-m", "fric_nodes.cli", "identify", str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "fric_nodes.tools.cli", "identify", str(bad)],
                           cwd=tmp_path, env=dict(os.environ), capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 1, proc.stderr

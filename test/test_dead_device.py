@@ -42,8 +42,8 @@ from pathlib import Path
 
 import pytest
 
-from fric_nodes import pipeline
-from fric_nodes.launch_runner import parse_launch
+from fric_nodes.tools import pipeline
+from fric_nodes.tools.launch_runner import parse_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 2  # kill cycles per test run (checked 20+ times by hand: see the issue note)

@@ -26,7 +26,7 @@ PY = sys.executable
 
 
 def _fric(*args, timeout=60.0):
-    return subprocess.run([PY, "-m", "fric_nodes.cli", *map(str, args)], cwd=ROOT,
+    return subprocess.run([PY, "-m", "fric_nodes.tools.cli", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -39,7 +39,7 @@ from fric_core.haptics.recording import read_csv
 from fric_core.haptics.stage import SAMPLES
 from fric_interfaces.conversions import joint_state_msg
 from fric_interfaces.identifier_params import SPECS, check_excitation, validate
-from fric_nodes import pipeline
+from fric_nodes.tools import pipeline
 from fric_nodes.friction_identifier import FrictionIdentifier
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -471,7 +471,7 @@ def test_launch_file_resolves_two_namespaced_stages():
     """`fric launch --print` accepts it (the runner's XML subset); the probe and the display
     each get their nodes, the parameter file addresses them by fully qualified name, and only
     the display stage ends the launch."""
-    from fric_nodes.launch_runner import parse_launch
+    from fric_nodes.tools.launch_runner import parse_launch
     import yaml
 
     desc = parse_launch("identify_and_render.launch.xml", {"sample": "teflon"})
@@ -489,7 +489,7 @@ def test_launch_file_resolves_two_namespaced_stages():
     cfg = yaml.safe_load((ROOT / "config" / "identify_and_render.yaml").read_text())
     assert set(cfg) == {n.node_name for n in desc}
     assert cfg["/display/friction_renderer"]["ros__parameters"]["output_enabled"] is False
-    r = subprocess.run([PY, "-m", "fric_nodes.cli", "launch", "identify_and_render.launch.xml",
+    r = subprocess.run([PY, "-m", "fric_nodes.tools.cli", "launch", "identify_and_render.launch.xml",
                         "--print"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("--params-file") == 5

@@ -27,7 +27,7 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from rclpy.parameter import Parameter
 from std_srvs.srv import Trigger
 
-from fric_nodes import pipeline
+from fric_nodes.tools import pipeline
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable

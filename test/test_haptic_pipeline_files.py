@@ -1,7 +1,7 @@
 """The haptic pipeline's files, without running the pipeline: config/fric.rviz, the launch file
 (resolved command lines, and every node built in-process from them so the parameter types and
 values are checked against the declarations), and the recording analysis and plots of
-fric_nodes.run_report / fric_nodes.recorder on runs simulated here with fric_core.
+fric_nodes.tools.run_report / fric_nodes.recorder on runs simulated here with fric_core.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from fric_core.elements import MasslessImpedance, RigidAdmittance
 from fric_core.laws import Coulomb
 from fric_core.haptics.stage import HapticStageSim, OperatorHand
 from fric_interfaces import names
-from fric_nodes import pipeline, recorder, run_report
-from fric_nodes.launch_runner import LaunchError, package_share, parse_launch
+from fric_nodes import recorder
+from fric_nodes.tools import pipeline, run_report
+from fric_nodes.tools.launch_runner import LaunchError, package_share, parse_launch
 
 SHARE = package_share("fric")
 F = 4.0

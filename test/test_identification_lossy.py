@@ -157,7 +157,7 @@ def test_offline_refit_of_the_online_recording_agrees(online, capsys):
     noise variances (the file carries them). The old file had no variances; the offline fit
     estimated the accelerometer's from the lossy data, over-read the servo kicks as noise and
     moved the EIV mass by about 1σ here (6σ in the loaded demo run)."""
-    from fric_nodes.cli import main
+    from fric_nodes.tools.cli import main
 
     text, online_res, out, _ = online
     print("\n" + text)
@@ -211,7 +211,7 @@ def test_what_the_offline_fit_did_before_the_variance_was_in_the_file():
 def test_a_csv_with_one_gap_and_no_accelerometer_is_identified(tmp_path, capsys):
     """One 14 ms gap (13 states lost) in a CSV without its `a` column: the acceleration is
     differentiated on each side of it; the old code refused the whole file."""
-    from fric_nodes.cli import main
+    from fric_nodes.tools.cli import main
     from test_identification_io import stage_recording
 
     full = stage_recording(seed=3, with_a=False)

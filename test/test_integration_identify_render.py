@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import identify_and_render  # noqa: E402
 
-from fric_nodes import pipeline  # noqa: E402
+from fric_nodes.tools import pipeline  # noqa: E402
 
 
 def test_identify_brass_then_render_it_lockstep(tmp_path, capsys):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fric_nodes.launch_runner import LaunchError, parse_launch, run
+from fric_nodes.tools.launch_runner import LaunchError, parse_launch, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -292,7 +292,7 @@ def test_errors_name_file_and_line(tmp_path, fakes, monkeypatch, body, line, mes
 # --- running ------------------------------------------------------------------------------------
 
 def _cli(*args):
-    return [sys.executable, '-m', 'fric_nodes.cli', 'launch', *map(str, args)]
+    return [sys.executable, '-m', 'fric_nodes.tools.cli', 'launch', *map(str, args)]
 
 
 def test_missing_executable_fails_before_anything_starts(tmp_path, fakes):

@@ -46,7 +46,7 @@ def test_recorder_process_writes_a_readable_bag(tmp_path):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    from fric_nodes import run_report
+    from fric_nodes.tools import run_report
 
     out = tmp_path / "rec"
     log = open(tmp_path / "recorder.log", "w")
@@ -230,7 +230,7 @@ def test_read_bag_window_reads_only_the_end(tmp_path):
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
 
-    from fric_nodes import run_report
+    from fric_nodes.tools import run_report
 
     store = get_typestore(Stores.ROS2_KILTED)
     JS = store.types["sensor_msgs/msg/JointState"]

@@ -209,7 +209,7 @@ def test_launch_file_runs_sim_and_renderer_to_the_duration(tmp_path):
     shim.chmod(0o755)
     env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
     launch = Path(__file__).parent.parent / "launch" / "arm_transmission.launch.xml"
-    r = subprocess.run([sys.executable, "-m", "fric_nodes.cli", "launch", str(launch),
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.tools.cli", "launch", str(launch),
                         "duration:=1.0"], capture_output=True, text=True, timeout=60, env=env)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out

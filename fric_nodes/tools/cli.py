@@ -7,7 +7,7 @@
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
 
-(``call``, ``param`` and ``run``: :mod:`fric_nodes.cli_ros`, for installs without ``ros2``.)
+(``call``, ``param`` and ``run``: :mod:`fric_nodes.tools.cli_ros`, for installs without ``ros2``.)
 
 Subcommands are argparse sub-parsers: add one with a ``_add_<name>(subparsers)`` function that sets
 ``func`` (returning the exit status) and register it in ``_build_parser``.
@@ -18,8 +18,8 @@ import argparse
 import os
 import sys
 
-from fric_nodes import cli_ros, launch_runner
-from fric_nodes.user_errors import out_dir_problem
+from fric_nodes.tools import cli_ros, launch_runner
+from fric_nodes.tools.user_errors import out_dir_problem
 
 
 def _launch(ns: argparse.Namespace) -> int:

@@ -94,7 +94,7 @@ def launch_command(args: Mapping[str, Any], launch_file: str = "haptic_render.la
     """``fric launch <launch_file> name:=value ...`` with this Python (no PATH lookup). The
     recorder writes its files after the stage ends the run (SIGINT): ``sigterm_timeout`` gives
     it time for that on a loaded machine before ``fric launch`` escalates."""
-    return [sys.executable, "-m", "fric_nodes.cli", "launch", "--sigterm-timeout",
+    return [sys.executable, "-m", "fric_nodes.tools.cli", "launch", "--sigterm-timeout",
             f"{sigterm_timeout:g}", launch_file, *(f"{k}:={v}" for k, v in args.items())]
 
 

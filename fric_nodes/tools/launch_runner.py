@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator
 from xml.parsers import expat
 
-from fric_nodes.user_errors import params_file_problem
+from fric_nodes.tools.user_errors import params_file_problem
 
 __all__ = ['LaunchError', 'NodeSpec', 'LaunchDescription', 'parse_launch', 'run',
            'find_launch_file', 'package_share', 'resolve_executable', 'format_command',
            'default_log_dir']
 
 PACKAGE = 'fric'
-_SOURCE_ROOT = Path(__file__).resolve().parents[1]
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
 class LaunchError(Exception):

@@ -284,7 +284,7 @@ def _param(session: _Session, ns: argparse.Namespace) -> int:
 
 # -- fric run -------------------------------------------------------------------------------------
 def _exec(ns: argparse.Namespace) -> int:
-    from fric_nodes import launch_runner
+    from fric_nodes.tools import launch_runner
 
     try:
         path = launch_runner.resolve_executable(launch_runner.PACKAGE, ns.executable)
