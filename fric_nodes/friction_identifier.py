@@ -1,91 +1,28 @@
 """``friction_identifier``: identifies a sample's mass and friction on the haptic stage, as paper
 003 (Richard, Cutkosky & MacLean) does, and hands the identified law to a ``friction_renderer``.
 
-A run (the Trigger service ``~/identify``, or ``identify_on_start``):
+Wiring only. The run (hold, move to the centre, the paper's excitation, settle; the record; the
+aborts) is :class:`fric_core.haptics.procedure.IdentificationRun`, which the joint_states
+subscription drives: each state in, its setpoint (or zero effort) out. The fit is paper 003's
+eq. (5) OLS and eq. (6) EIV (:func:`fric_core.haptics.procedure.fit_record`). This node reads the
+parameters (:mod:`fric_interfaces.identifier_params`), serves the Trigger ``~/identify`` (a call
+during a run is answered "busy" at once), hands the stage over from and back to the renderer,
+writes the files, the ``result.*`` parameters and /diagnostics; no thread dies silently.
 
-1. **Checks.** Refused (Trigger ``success=False`` with the reason) when no valid joint_states of
-   ``joint`` came within ``stage_timeout``, when the stage stands outside the travel band
-   ``[x_min + travel_margin, x_max − travel_margin]``, or when the excitation (paper 003's
-   warm-up + sinusoid, :func:`fric_core.identification.excitation`, centred where the run starts
-   unless ``center`` is set) leaves that band — the message names the field.
-2. **Hand-over** (``push_to_renderer``): ``output_enabled: false`` on ``renderer_node`` (its
-   SetParameters service) so that two controllers never command the stage at once; a renderer
-   that does not answer within ``renderer_timeout`` is reported and the run goes on.
-3. **Motion**, one command per received joint_states (so it works in lockstep, where the stage
-   steps when a command arrives, and in realtime): a position hold where the stage is until
-   200 consecutive states were answered (the loop is steady; at most 5 s), a move to the
-   excitation centre at ``move_speed`` (if needed) and 0.2 s of hold, then the excitation
-   setpoint for the stage time since its start, one period ahead (header stamps: states missed
-   in realtime do not shift it) on ``position_controller/commands``; the states after the
-   warm-up are recorded: position, velocity, effort negated to paper 003's load-cell sign
-   (``F = m a + F_friction``, eq. 1; haptic_stage publishes the force on the stage), and the
-   ``accelerometer`` (sensor_msgs/Imu) matched by stamp afterwards. Then a 0.3 s position hold
-   and one zero-effort command: the stage rests on its friction and nothing is commanded more.
-4. **Aborts** — zero effort on ``effort_controller/commands`` at once (the stage rests), the
-   renderer left disabled — when the position leaves the travel band, the stage's /diagnostics
-   report an end-stop contact or the motor saturated in more than ``max_saturation`` of the
-   cycles between two reports, no valid joint_states came for ``data_timeout``, the position is
-   more than ``tracking_limit`` from the last command (off by default: in realtime a stalled
-   command path makes the stage lag), or the node shuts down.
-5. **Fit** of both methods on the record (:meth:`fric_core.identification_io.Recording.fit`:
-   OLS, paper 003 eq. 5; Fuller's EIV, eq. 6, the EIV noise variances from the parameters, the
-   Imu covariance or the data); no accelerometer messages: the acceleration is the 4-point
-   central difference of the velocity within the gap-free segments of the record, and the
-   result says so. States the node never saw are gaps in the record's stamps: the summary says
-   how many were lost, and beyond ``MAX_LOST_FRACTION`` (5 %) of the record it says ``NOT
-   TRUSTED`` (lost breakaway peaks bias Dp/Dn; /diagnostics WARN). A ``ValueError`` of the fit
-   (not identifiable) fails the run with its text.
-6. **Outputs**: ``output_dir`` gets ``recording.csv`` (write_csv, with the noise variances the
-   EIV fit used in a ``# noise:`` comment, so that ``fric identify`` on it gives the same
-   estimates), ``<renderer>.yaml`` (fit_to_yaml, the ``method`` fit) and the report
-   (write_report: figures, estimates.md); the ``result.*`` parameters (read-only to users) and
-   /diagnostics carry the estimates ± std; with ``push_to_renderer`` the renderer gets
-   renderer_parameters(fit) and ``output_enabled: true`` in one SetParametersAtomically call
-   whose reply is checked (a rejection is reported with the renderer's reason and fails the
-   run).
-
-The Trigger call answers when the run is over, with ``success`` and a one-line summary (also
-logged); a second call during a run is answered at once: busy. Concurrency: the node itself runs
-on the EventsExecutor of every fric node (``run_node``): joint_states, accelerometer, stage
-diagnostics, parameter services and the renderer clients' replies, on one thread that never
-waits. The run is a plain thread (the Trigger caller's, or one started for
-``identify_on_start``) that waits on events and sleeps while the control path drives the stage;
-the Trigger service itself lives on a hidden helper node (``_<name>_service``, same namespace,
-service name ``<node>/identify``) spun in a thread of its own by a MultiThreadedExecutor of
-two threads, the service in a reentrant callback group: one thread waits for the run, another
-answers a call that comes during it ("busy", at once; one executor thread queued it behind the
-run, which then ran a second identification). The control path stays on the EventsExecutor:
-a MultiThreadedExecutor there (measured: realtime stage at 1 kHz, this 2-core machine) left
-54 % of the states of an excitation unanswered and lost accelerometer messages, the
-EventsExecutor under 1 %.
-
-No thread dies silently: an unexpected exception in a subscription or timer callback (the run
-in progress is then aborted to rest), the service callback, the service thread or the start-up
-run is logged with its traceback, counted on /diagnostics (``internal
-errors``, ERROR level in the next report, the last one named), and the caller gets a
-``failed: internal error ...`` answer; the service thread goes on serving (after
-``_MAX_SERVICE_FAILURES`` failures in a row it ends the node, status 1), a start-up run that
-raises ends the node with status 1. Log calls keep one severity per line: rclpy raises
-``ValueError`` when a call site changes its severity.
-
-Hot path: per joint_states one JointStateReader read (by name; NaN, missing joint and length
-errors rejected with a diagnostic, like the renderer), a few float operations, stores into
-arrays preallocated at the run start, one preallocated command message.
+The full specification (checks, hand-over, aborts, outputs, threads, failures, hot path):
+docs/friction_identifier.md.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
 import time
 import traceback
 import warnings
 from array import array
-from pathlib import Path
 
-import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters, SetParametersAtomically
@@ -98,28 +35,21 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from fric_core.haptics.identification import Excitation
-from fric_core.haptics.recording import Recording, write_csv
-from fric_core.haptics.renderer_yaml import fit_to_yaml, renderer_parameters
-from fric_core.haptics.report import write_report
+from fric_core.haptics.procedure import (END, EXCITE, MOVE, PREPARE, SETTLE,  # noqa: F401
+                                         IdentificationRun, estimates_line, fit_record,
+                                         write_run_files)
+from fric_core.haptics.renderer_yaml import renderer_parameters
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import InputError, JointStateReader
 from fric_interfaces.identifier_params import (LIVE, RESULT_PARAMS, RESULT_SPECS, SPECS,
                                                check_excitation, travel_band, validate)
 from fric_interfaces.parameters import check, descriptor
 
-from ._node_util import (Housekeeping, declare_params, run_node, sleep_ok, status,
+from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
                          unused_overrides)
 
 __all__ = ["FrictionIdentifier", "main"]
 
-# hot-path phases of a run
-PREPARE, MOVE, EXCITE, SETTLE, END = range(5)
-_STEADY_STATES = 200  # hold until this many consecutive states were answered (none missed)
-_STEADY_MAX_NS = 5_000_000_000  # ... or this long at most [ns]
-_MOVE_HOLD_NS = 200_000_000  # hold at the excitation centre after a move [ns]
-_SETTLE_NS = 300_000_000  # position hold after the excitation, before zero effort [ns]
-_MOVE_TOL = 1e-5  # no move when the centre is this close [m] (4 encoder counts)
 #: the Trigger service's executor threads: one may wait for a run, another answers "busy"
 _SERVICE_THREADS = 2
 #: the service thread ends the node (status 1) after this many exceptions in a row
@@ -133,90 +63,9 @@ def _resolve(node: Node, name: str) -> str:
     return f"{node.get_namespace().rstrip('/')}/{name}"
 
 
-class _Run:
-    """One identification run: the plan, the control state and the record (preallocated).
-
-    Time base: the header stamps. The excitation (built by ``check_excitation`` at 1 ms) is a
-    table of the setpoint against the time since the excitation started; each state's command
-    is the table, interpolated linearly, one stage period ahead (the command acts during the
-    next cycle), so states the stage published but this node never saw (realtime, a loaded
-    machine) do not shift the trajectory, and any stage rate works."""
-
-    def __init__(self, values: dict, exc: Excitation, x_start: float, number: int):
-        self.values = values
-        self.number = number
-        self.lo, self.hi = travel_band(values)
-        self.tracking_limit = float(values["tracking_limit"])
-        self.max_saturation = float(values["max_saturation"])
-        self.x_start = x_start
-        self.center = float(exc.center)
-        dt = float(exc.t[0])
-        self.table_dt = dt
-        self.table = np.concatenate(([self.center], exc.x))  # setpoint at k * dt, k = 0, 1, ...
-        self.t_warm_ns = int(round(int(np.argmax(exc.record)) * dt * 1e9)) \
-            if exc.record.any() else int(round(exc.t[-1] * 1e9))
-        self.t_end_ns = int(round(exc.t[-1] * 1e9))
-        self.phase = PREPARE
-        self.state = "moving"
-        self.prev_ns = -1
-        self.min_diff = 1 << 62  # smallest stamp step seen: the stage period
-        self.n_steady = 0  # consecutive states answered without a gap
-        self.prep_start = -1
-        self.prep_missed = 0
-        self.setpoint = x_start
-        self.move_ns = int(abs(self.center - x_start) / values["move_speed"] * 1e9) \
-            if abs(self.center - x_start) > _MOVE_TOL else 0
-        self.t0 = 0  # stamp at which the move, then the excitation, started
-        self.settle_end = 0
-        self.imu_from_ns = 0
-        # record (allocated when the period is known)
-        self.t_ns = np.zeros(0, dtype=np.int64)
-        self.x = self.v = self.force = np.zeros(0)
-        self.k = 0
-        self.overflow = 0
-        self.imu_ns = np.zeros(0, dtype=np.int64)
-        self.imu_a = np.zeros(0)
-        self.k_imu = 0
-        self.imu_cov_sum = 0.0
-        self.imu_cov_n = 0
-        self.stage_diags = 0
-        self.stage_states = -1  # "states published" of the stage's previous report
-        self.n_excite = 0  # states handled during the excitation
-        self.ex_first = self.ex_last = -1  # their first and last stamps
-        self.ex_min_diff = 1 << 62
-        self.aborted = ""
-        self.done = threading.Event()
-
-    def allocate(self) -> None:
-        """The record buffers, from the period measured while holding: room for four times
-        the states expected (a period over-estimated because states were missed)."""
-        n = int((self.t_end_ns - self.t_warm_ns) / self.min_diff) * 4 + 16
-        self.t_ns = np.zeros(n, dtype=np.int64)
-        self.x, self.v, self.force = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.imu_ns = np.zeros(n, dtype=np.int64)
-        self.imu_a = np.zeros(n)
-
-    def excitation_setpoint(self, tau_ns: int) -> float:
-        """The table at ``tau_ns`` (ns since the excitation started), linearly interpolated."""
-        u = tau_ns * 1e-9 / self.table_dt
-        i = int(u)
-        tab = self.table
-        if i + 1 >= tab.size:
-            return float(tab[-1])
-        x0 = float(tab[i])
-        return x0 + (u - i) * (float(tab[i + 1]) - x0)
-
-    def missed(self) -> tuple[int, int]:
-        """(states of the excitation not handled, states it spanned): states the stage
-        published that this node never answered (realtime: it fell behind)."""
-        if self.n_excite < 2:
-            return 0, self.n_excite
-        span = int(round((self.ex_last - self.ex_first) / self.ex_min_diff)) + 1
-        return span - self.n_excite, span
-
 
 class FrictionIdentifier(Node):
-    """The identification node (see the module docstring). ``kwargs`` go to ``Node``."""
+    """The identification node (docs/friction_identifier.md). ``kwargs`` go to ``Node``."""
 
     def __init__(self, node_name: str = names.FRICTION_IDENTIFIER, **kwargs):
         super().__init__(node_name, **kwargs)
@@ -254,7 +103,7 @@ class FrictionIdentifier(Node):
         self._lock = threading.Lock()  # phase changes: control path vs the run's thread
         self._busy = threading.Lock()  # one run at a time
         self._result_writer = None  # thread allowed to set result.* (the run's)
-        self._run: _Run | None = None
+        self._run: IdentificationRun | None = None
         self._runs = 0
         self._state = "idle"
         self._reason = ""
@@ -272,10 +121,7 @@ class FrictionIdentifier(Node):
         self._last_x = math.nan
         self._last_valid_mono: int | None = None
         self._accepted = 0
-        self._rejected: dict[str, int] = {}
-        self._rejected_last: dict[str, str] = {}
-        self._rejected_latest = ""
-        self._rejected_period = 0
+        self._rejects = RejectLog(self.get_logger())
         self._pos_msg = Float64MultiArray()
         self._pos_msg.data = array("d", [0.0])
         self._pos_data = self._pos_msg.data
@@ -363,26 +209,19 @@ class FrictionIdentifier(Node):
             self._result_writer = None
 
     # ------------------------------------------------------------------ control path
-    def _reject(self, reason: str, text: str) -> None:
-        self._rejected[reason] = self._rejected.get(reason, 0) + 1
-        self._rejected_last[reason] = text
-        self._rejected_latest = text
-        self._rejected_period += 1
-        self.get_logger().warning(f"rejected input: {text}", throttle_duration_sec=1.0)
-
     def _on_joint_state(self, msg: JointState) -> None:
         st = msg.header.stamp
         ns = st.sec * 1_000_000_000 + st.nanosec
         try:
             self._reader.read(msg)
         except InputError as e:
-            self._reject(e.kind, f"joint_states: {e}")
+            self._rejects.add(e.kind, f"joint_states: {e}")
             return
         run = self._run
         active = run is not None and run.phase != END
         if active and ns <= run.prev_ns:
-            self._reject("stamp_not_increasing", f"joint_states: stamp {ns} ns is not after "
-                         f"the last one {run.prev_ns} ns")
+            self._rejects.add("stamp_not_increasing", f"joint_states: stamp {ns} ns is not "
+                              f"after the last one {run.prev_ns} ns")
             return
         x = float(self._reader.position[0])
         self._last_x = x
@@ -401,91 +240,30 @@ class FrictionIdentifier(Node):
             self._pos_pub.publish(self._pos_msg)
         self._housekeeping.after_output()
 
-    def _step(self, run: _Run, ns: int, x: float, v: float, effort: float) -> float | None:
-        """The run's state machine for one state; the position setpoint, or None when the run
-        ended (zero effort published)."""
-        if not run.lo <= x <= run.hi:
-            return self._abort(run, f"travel limit: position {x:.6g} m outside [{run.lo:.6g}, "
-                               f"{run.hi:.6g}] m (x_min/x_max shrunk by travel_margin)")
-        if run.tracking_limit and abs(x - run.setpoint) > run.tracking_limit:
-            return self._abort(run, f"tracking: position {x:.6g} m is {abs(x - run.setpoint):.3g}"
-                               f" m from the command {run.setpoint:.6g} m (> tracking_limit "
-                               f"{run.tracking_limit:g} m): end stop, saturation or a jam")
-        prev, run.prev_ns = run.prev_ns, ns
-        if prev >= 0 and ns - prev < run.min_diff:
-            run.min_diff = ns - prev
-        phase = run.phase
-        if phase == PREPARE:
-            # hold where the stage is until the loop is steady (no state missed for a while:
-            # a late command makes the next setpoint step twice as far, and the stage's servo
-            # kicks), at most _STEADY_MAX_NS; the smallest stamp step is the stage period
-            if run.prep_start < 0:
-                run.prep_start = ns
-            elif ns - prev > 1.5 * run.min_diff:
-                run.n_steady = 0
-                run.prep_missed += 1
-            run.n_steady += 1
-            if run.n_steady < _STEADY_STATES and ns - run.prep_start < _STEADY_MAX_NS:
-                return run.setpoint
-            run.allocate()
-            run.phase = phase = MOVE
-            run.t0 = ns
-        if phase == MOVE:  # to the centre at move_speed, then a short hold
-            tau = ns - run.t0 + run.min_diff
-            if tau < run.move_ns + _MOVE_HOLD_NS and run.move_ns:
-                frac = min(1.0, tau / run.move_ns)
-                run.setpoint = run.x_start + frac * (run.center - run.x_start)
-                return run.setpoint
-            run.phase = phase = EXCITE
-            run.t0 = ns
-            run.imu_from_ns = ns + run.t_warm_ns - 2 * run.min_diff
-            run.state = self._state = "warm-up"
-        if phase == EXCITE:
-            tau = ns - run.t0
-            if tau < run.t_end_ns:
-                run.n_excite += 1
-                if run.ex_first < 0:
-                    run.ex_first = ns
-                elif ns - run.ex_last < run.ex_min_diff:
-                    run.ex_min_diff = ns - run.ex_last
-                run.ex_last = ns
-                if tau >= run.t_warm_ns:
-                    k = run.k
-                    if k == 0:
-                        run.state = self._state = "recording"
-                    if k < run.t_ns.size:
-                        run.t_ns[k] = ns
-                        run.x[k] = x
-                        run.v[k] = v
-                        run.force[k] = -effort  # paper 003's sign: the force ON the sample
-                        run.k = k + 1
-                    else:
-                        run.overflow += 1
-                run.setpoint = run.excitation_setpoint(tau + run.min_diff)
-                return run.setpoint
-            run.phase = SETTLE
-            run.state = self._state = "settling"
-            run.settle_end = ns + _SETTLE_NS
-            return run.setpoint
-        if ns < run.settle_end:  # SETTLE: hold the last setpoint
-            return run.setpoint
-        run.phase = END
-        self._eff_pub.publish(self._zero_msg)  # rest: motor off, the stage stays on friction
-        run.done.set()
+    def _step(self, run: IdentificationRun, ns: int, x: float, v: float,
+              effort: float) -> float | None:
+        """One state for the run (lock held): the position setpoint, or None when the run
+        ended (zero effort published). ``effort`` is the force on the stage (haptic_stage's
+        sign): the run gets paper 003's, the force on the sample."""
+        out = run.step(ns, x, v, -effort)
+        if isinstance(out, float):
+            return out
+        self._rest()
         return None
 
-    def _abort(self, run: _Run, reason: str) -> None:
-        """End the run now (lock held): zero effort, the reason kept for the result."""
-        if run.phase == END:
-            return None
-        run.phase = END
-        run.aborted = reason
+    def _rest(self) -> None:
+        """Zero effort: the motor off, the stage rests on its friction."""
         try:
             self._eff_pub.publish(self._zero_msg)
         except Exception:  # noqa: BLE001 - the context may be gone at shutdown
             pass
-        run.done.set()
-        return None
+
+    def _abort_current(self, reason: str) -> None:
+        run = self._run
+        if run is not None:
+            with self._lock:
+                if run.abort(reason) is not None:
+                    self._rest()
 
     def _on_accel(self, msg: Imu) -> None:
         run = self._run
@@ -493,20 +271,11 @@ class FrictionIdentifier(Node):
             return
         a = msg.linear_acceleration.x
         if not math.isfinite(a):
-            self._reject("accelerometer_non_finite", f"accelerometer: linear_acceleration.x "
-                         f"is {a!r}")
+            self._rejects.add("accelerometer_non_finite", f"accelerometer: "
+                              f"linear_acceleration.x is {a!r}")
             return
         st = msg.header.stamp
-        ns = st.sec * 1_000_000_000 + st.nanosec
-        k = run.k_imu
-        if ns >= run.imu_from_ns and k < run.imu_a.size:
-            run.imu_ns[k] = ns
-            run.imu_a[k] = a
-            run.k_imu = k + 1
-            cov = msg.linear_acceleration_covariance[0]
-            if cov > 0.0 and math.isfinite(cov):
-                run.imu_cov_sum += cov
-                run.imu_cov_n += 1
+        run.accel(st.sec * 1_000_000_000 + st.nanosec, a, msg.linear_acceleration_covariance[0])
 
     def _on_stage_diag(self, msg: DiagnosticArray) -> None:
         run = self._run
@@ -516,25 +285,17 @@ class FrictionIdentifier(Node):
             if st.name != self._stage_status:
                 continue
             vals = {kv.key: kv.value for kv in st.values}
-            run.stage_diags += 1
-            flags = []
-            if vals.get("at end stop") == "True":
-                flags.append("the carriage at an end stop")
-            states = vals.get("states published", "")
-            if run.stage_diags > 1:  # counts of a period that began after the run started
-                n_stop = vals.get("end-stop cycles this period", "0")
-                if n_stop.isdigit() and int(n_stop) > 0:
-                    flags.append(f"{n_stop} end-stop cycles")
-                n_sat = vals.get("saturated cycles this period", "0")
-                if n_sat.isdigit() and states.isdigit() and run.stage_states >= 0:
-                    n = int(states) - run.stage_states
-                    if n > 0 and int(n_sat) > run.max_saturation * n:
-                        flags.append(f"the motor saturated in {n_sat} of {n} cycles (> "
-                                     f"max_saturation {run.max_saturation:g})")
-            run.stage_states = int(states) if states.isdigit() else -1
-            if flags:
-                with self._lock:
-                    self._abort(run, f"the stage reports {', '.join(flags)}")
+
+            def count(key: str) -> int | None:
+                text = vals.get(key, "")
+                return int(text) if text.isdigit() else None
+
+            with self._lock:
+                if run.stage_report(vals.get("at end stop") == "True",
+                                    count("end-stop cycles this period"),
+                                    count("saturated cycles this period"),
+                                    count("states published")) is not None:
+                    self._rest()
 
     # ------------------------------------------------------------------ runs
     def _start_service(self) -> None:
@@ -560,7 +321,7 @@ class FrictionIdentifier(Node):
                 try:
                     executor.spin_once(timeout_sec=0.1)
                     failures = 0
-                except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+                except Exception as e:  # noqa: BLE001 - never die silently (docs)
                     if self._stopping or not self.context.ok():
                         break  # the context went away at shutdown
                     failures += 1
@@ -620,14 +381,14 @@ class FrictionIdentifier(Node):
             def run_timer() -> None:
                 try:
                     callback()
-                except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+                except Exception as e:  # noqa: BLE001 - never die silently (docs)
                     fail(e)
             return run_timer
 
         def run(msg) -> None:
             try:
                 callback(msg)
-            except Exception as e:  # noqa: BLE001 - never die silently (module docstring)
+            except Exception as e:  # noqa: BLE001 - never die silently (docs)
                 fail(e)
         return run
 
@@ -654,10 +415,10 @@ class FrictionIdentifier(Node):
         self.finished = True
 
     def identify(self) -> tuple[bool, str]:
-        """One run (module docstring), blocking until it is over: (success, one-line summary).
-        Call it from a thread that does not run the control path."""
+        """One run (docs/friction_identifier.md), blocking until it is over: (success, one-line
+        summary). Call it from a thread that does not run the control path."""
         if not self._busy.acquire(blocking=False):
-            return False, f"busy: a run is in progress ({self._state})"
+            return False, f"busy: a run is in progress ({self._current_state()})"
         try:
             self._runs += 1
             self._reason = ""
@@ -687,12 +448,6 @@ class FrictionIdentifier(Node):
         finally:
             self._busy.release()
 
-    def _abort_current(self, reason: str) -> None:
-        run = self._run
-        if run is not None:
-            with self._lock:
-                self._abort(run, reason)
-
     def _wait_for_stage(self, timeout: float) -> bool:
         end = time.monotonic() + timeout
         while not self._stopping:
@@ -708,8 +463,8 @@ class FrictionIdentifier(Node):
         """The run: (success, one-line summary)."""
         self._state = "waiting for the stage"
         if not self._wait_for_stage(v["stage_timeout"]):
-            why = (f"; last rejected joint_states: {self._rejected_latest}"
-                   if self._rejected_latest else "")
+            latest = self._rejects.latest
+            why = f"; last rejected joint_states: {latest}" if latest else ""
             return False, (f"refused: no valid joint_states for joint {self._joint!r} on "
                            f"{self.resolve_topic_name(names.JOINT_STATES)} within stage_timeout"
                            f" = {v['stage_timeout']:g} s (is the stage running?){why}")
@@ -725,7 +480,9 @@ class FrictionIdentifier(Node):
             notes.append(f"renderer {self._renderer}: " + (err or "output disabled"))
             if err:
                 self.get_logger().warning(f"renderer {self._renderer}: {err}; going on")
-        run = _Run(v, exc, x_start, number)
+        run = IdentificationRun(exc, x_start, travel_band(v), move_speed=v["move_speed"],
+                                tracking_limit=v["tracking_limit"],
+                                max_saturation=v["max_saturation"])
         self._state = "moving"
         with self._lock:
             self._run = run  # the control path takes over from the next state
@@ -742,6 +499,8 @@ class FrictionIdentifier(Node):
                       f"{v['data_timeout']:g} s)" if age > v["data_timeout"] else "")
             if reason:
                 self._abort_current(reason)
+        with self._lock:  # the control path has commanded rest
+            self._state = run.state
         missed, span = run.missed()
         lost = [f"{missed} of {span} excitation states not answered (the stage ran ahead)"
                 ] if missed else []
@@ -753,64 +512,24 @@ class FrictionIdentifier(Node):
         if run.overflow:
             notes.append(f"{run.overflow} states not recorded (buffer full)")
         self._state = "fitting"
-        return self._fit_and_hand_over(v, run, notes)
+        return self._fit_and_hand_over(v, run, number, notes)
 
-    def _recording(self, v: dict, run: _Run) -> tuple[Recording, list[str], dict]:
-        """The record as a Recording (accelerometer matched by stamp), notes, EIV noise."""
-        k = run.k
-        t_ns, x, vel, force = run.t_ns[:k], run.x[:k], run.v[:k], run.force[:k]
-        a = None
-        noise = {}
-        topic = self.resolve_topic_name(names.ACCELEROMETER)
-        if run.k_imu:
-            imu_ns, imu_a = run.imu_ns[:run.k_imu], run.imu_a[:run.k_imu]
-            order = np.argsort(imu_ns, kind="stable")
-            imu_ns, imu_a = imu_ns[order], imu_a[order]
-            idx = np.minimum(np.searchsorted(imu_ns, t_ns), imu_ns.size - 1)
-            ok = imu_ns[idx] == t_ns
-            if ok.any():
-                t_ns, x, vel, force = t_ns[ok], x[ok], vel[ok], force[ok]
-                a = imu_a[idx[ok]]
-                note = f"accelerometer {topic} ({int(ok.sum())} of {k} states matched by stamp)"
-                if run.imu_cov_n:
-                    noise["accel"] = run.imu_cov_sum / run.imu_cov_n
-            else:
-                note = (f"accelerometer stamps on {topic} never matched joint_states: "
-                        "acceleration derived from the velocity (4-point central difference)")
-        else:
-            note = (f"no accelerometer on {topic}: acceleration derived from the velocity "
-                    "(4-point central difference)")
-        if v["accel_variance"] > 0.0:
-            noise["accel"] = v["accel_variance"]
-        if v["vel_variance"] > 0.0:
-            noise["vel"] = v["vel_variance"]
-        t = (t_ns - (t_ns[0] if t_ns.size else 0)) * 1e-9
-        rec = Recording(t, x, vel, force, a, joint=self._joint,
-                        source=f"{self.get_fully_qualified_name()} run {run.number}: "
-                               f"{self.resolve_topic_name(names.JOINT_STATES)}"
-                               + (f" + {topic}" if a is not None else ""),
-                        noise=dict(noise) or None)
-        notes = [note]
-        gaps = rec.gap_note()
-        if gaps:
-            notes.append(f"record: {gaps}")
-        return rec, notes, noise
-
-    def _fit_and_hand_over(self, v: dict, run: _Run, notes: list[str]):
+    def _fit_and_hand_over(self, v: dict, run: IdentificationRun, number: int,
+                           notes: list[str]):
         method = v["method"]
+        accel = self.resolve_topic_name(names.ACCELEROMETER)
         try:
-            rec, more, noise = self._recording(v, run)
+            rec, more, noise = run.recording(
+                joint=self._joint, accel_source=accel, accel_variance=v["accel_variance"],
+                vel_variance=v["vel_variance"],
+                source=f"{self.get_fully_qualified_name()} run {number}: "
+                       f"{self.resolve_topic_name(names.JOINT_STATES)}")
         except ValueError as e:
             return False, f"failed: the record cannot be fitted: {e}"
         notes = more + notes
-        fits, errors = {}, {}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for m in ("eiv", "ols"):
-                try:
-                    fits[m] = rec.fit(m, dv=v["dv"] or None, noise=noise or None)
-                except ValueError as e:
-                    errors[m] = str(e)
+            fits, errors = fit_record(rec, dv=v["dv"] or None, noise=noise or None)
             fit = fits.get(method)
             if fit is None:
                 return False, f"failed: fit ({method}) of {len(rec)} samples: {errors[method]}"
@@ -826,16 +545,19 @@ class FrictionIdentifier(Node):
             # `fric identify` on it then makes the same correction (not a re-estimate from data)
             used = fits.get("eiv", fit).noise
             rec.noise = dict(used) if used else rec.noise
-            files = self._write_files(v, rec, fits, fit, kw)
+            files = write_run_files(v["output_dir"], rec, fits, fit,
+                                    node=self._renderer.rpartition("/")[2],
+                                    title=f"Friction identification: {self._joint}, run "
+                                          f"{self._runs}", **kw)
         notes += [str(w.message) for w in caught
                   if not issubclass(w.category, (DeprecationWarning, ResourceWarning))]
         for m, e in errors.items():
             notes.append(f"{m} fit failed: {e}")
-        summary = self._estimates_line(fit, fits, len(rec))
+        summary = estimates_line(fit, fits, len(rec))
         self._trust = rec.trust_problem()
         if self._trust:
             notes.insert(0, self._trust)
-            self.get_logger().warning(f"run {run.number}: {self._trust}")
+            self.get_logger().warning(f"run {number}: {self._trust}")
         ok = True
         if files:
             notes.append(files)
@@ -850,34 +572,6 @@ class FrictionIdentifier(Node):
         head = "identified" if ok else "identified, but"
         return ok, f"{head}: {summary}; " + "; ".join(notes)
 
-    @staticmethod
-    def _estimates_line(fit, fits: dict, n: int) -> str:
-        def pm(f, k, fmt):
-            return f"{k} {getattr(f, k):{fmt}}±{f.std.get(k, math.nan):.2g}"
-        parts = [pm(fit, "m", ".4f") + " kg", pm(fit, "Cp", ".4f"), pm(fit, "Cn", ".4f") + " N",
-                 pm(fit, "bp", ".3f"), pm(fit, "bn", ".3f") + " N·s/m",
-                 f"Dp {fit.Dp:.3f}, Dn {fit.Dn:.3f} N, dv {fit.dv:.4g} m/s"]
-        other = [f"{m} m {f.m:.4f} kg" for m, f in fits.items() if f is not fit]
-        return f"{fit.method} ({n} samples): " + ", ".join(parts) + \
-            (f" ({', '.join(other)})" if other else "")
-
-    def _write_files(self, v: dict, rec: Recording, fits: dict, fit, kw: dict) -> str:
-        out = v["output_dir"]
-        if not out:
-            return ""
-        d = Path(out)
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            write_csv(rec, d / "recording.csv")
-            node = self._renderer.rpartition("/")[2]
-            (d / f"{node}.yaml").write_text(fit_to_yaml(fit, self._joint, node=node,
-                                                        source=rec.source, **kw),
-                                            encoding="utf-8")
-            write_report(rec, fits, d, title=f"Friction identification: {self._joint}, run "
-                                             f"{self._runs}")
-        except (OSError, ValueError) as e:
-            return f"files not written to {out}: {e}"
-        return f"files in {os.path.abspath(out)}"
 
     # ------------------------------------------------------------------ renderer hand-over
     def _call(self, client, request, timeout: float):
@@ -924,8 +618,7 @@ class FrictionIdentifier(Node):
     def diagnostic_status(self) -> DiagnosticStatus:
         """The identifier's status (published on /diagnostics)."""
         run = self._run
-        state = run.state if run is not None and run.phase != END and self._busy.locked() \
-            else self._state
+        state = self._current_state()
         kv = [("state", state), ("joint", self._joint), ("runs", str(self._runs)),
               ("accepted joint_states", str(self._accepted)),
               ("renderer", self._renderer if self._values["push_to_renderer"] else "none")]
@@ -940,10 +633,7 @@ class FrictionIdentifier(Node):
                 sd = f.std.get(p, math.nan)
                 kv.append((f"{m} {p}", f"{getattr(f, p):.5g}"
                            + (f" ± {sd:.2g}" if math.isfinite(sd) else "")))
-        kv.append(("rejected inputs", str(sum(self._rejected.values()))))
-        for reason in sorted(self._rejected):
-            kv += [(f"rejected {reason}", str(self._rejected[reason])),
-                   (f"rejected {reason} last", self._rejected_last[reason])]
+        kv += self._rejects.key_values()
         problems = []
         level = DiagnosticStatus.OK
         if state in ("aborted", "failed", "refused"):
@@ -952,11 +642,10 @@ class FrictionIdentifier(Node):
         if self._trust and state == "done":
             level = max(level, DiagnosticStatus.WARN)
             problems.append(f"last run {self._trust}")
-        if self._rejected_period:
+        rejected = self._rejects.period_problem()
+        if rejected:
             level = max(level, DiagnosticStatus.WARN)
-            problems.append(f"{self._rejected_period} rejected inputs, last: "
-                            f"{self._rejected_latest}")
-        self._rejected_period = 0
+            problems.append(rejected)
         kv.append(("internal errors", str(self._internal_errors)))
         if self._internal_errors:
             kv.append(("internal errors last", self._internal_error_last))
@@ -966,6 +655,13 @@ class FrictionIdentifier(Node):
         self._internal_errors_period = 0
         return status(f"{self.get_fully_qualified_name()}: identification", self._joint, level,
                       problems, state, kv)
+
+    def _current_state(self) -> str:
+        """The run's own state while it drives the stage, else the node's."""
+        run = self._run
+        if run is not None and run.phase != END and self._busy.locked():
+            return run.state
+        return self._state
 
     def _publish_diagnostics(self) -> None:
         msg = DiagnosticArray()
@@ -997,8 +693,7 @@ def main(args=None) -> int:
     """Run the node until Ctrl-C/SIGTERM (or, with exit_when_done/exit_on_failure, the end of the
     identify_on_start run: status 0 on success, 1 on failure); 1 on bad parameters.
 
-    ``--executor events|single`` as every fric node (module docstring: the service has its own
-    thread)."""
+    ``--executor events|single`` as every fric node (the service has its own thread)."""
     outcome = {"status": 0}
 
     def on_stop(node: FrictionIdentifier, context_ok: bool) -> None:
