@@ -42,7 +42,8 @@ from fric_core.haptics.renderer_yaml import renderer_parameters
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import InputError, JointStateReader
 from fric_interfaces.identifier_params import (LIVE, RESULT_PARAMS, RESULT_SPECS, SPECS,
-                                               check_excitation, travel_band, validate)
+                                               travel_band, validate)
+from fric_nodes.builders import check_excitation
 from fric_interfaces.parameters import check, descriptor
 
 from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
@@ -61,7 +62,6 @@ def _resolve(node: Node, name: str) -> str:
     if name.startswith("/"):
         return name
     return f"{node.get_namespace().rstrip('/')}/{name}"
-
 
 
 class FrictionIdentifier(Node):
@@ -501,16 +501,11 @@ class FrictionIdentifier(Node):
                 self._abort_current(reason)
         with self._lock:  # the control path has commanded rest
             self._state = run.state
-        missed, span = run.missed()
-        lost = [f"{missed} of {span} excitation states not answered (the stage ran ahead)"
-                ] if missed else []
         if run.aborted:
             tail = ["renderer left with output disabled"] if v["push_to_renderer"] else []
             return False, "; ".join([f"aborted ({run.state}): {run.aborted}", "the stage was "
-                                     "commanded to rest (zero effort)"] + tail + lost)
-        notes += lost
-        if run.overflow:
-            notes.append(f"{run.overflow} states not recorded (buffer full)")
+                                     "commanded to rest (zero effort)"] + tail + run.notes())
+        notes += run.notes()
         self._state = "fitting"
         return self._fit_and_hand_over(v, run, number, notes)
 
@@ -571,7 +566,6 @@ class FrictionIdentifier(Node):
                 notes.append(f"pushed to {self._renderer} (output enabled)")
         head = "identified" if ok else "identified, but"
         return ok, f"{head}: {summary}; " + "; ".join(notes)
-
 
     # ------------------------------------------------------------------ renderer hand-over
     def _call(self, client, request, timeout: float):

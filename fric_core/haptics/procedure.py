@@ -338,6 +338,16 @@ class IdentificationRun:
         span = int(round((self.ex_last - self.ex_first) / self.ex_min_diff)) + 1
         return span - self.n_excite, span
 
+    def notes(self) -> list[str]:
+        """What the record lacks, in words: excitation states not answered (:meth:`missed`),
+        states not recorded (buffer full); empty when nothing."""
+        missed, span = self.missed()
+        notes = [f"{missed} of {span} excitation states not answered (the stage ran ahead)"
+                 ] if missed else []
+        if self.overflow:
+            notes.append(f"{self.overflow} states not recorded (buffer full)")
+        return notes
+
     def recording(self, *, joint: str = "", source: str = "", accel_source: str = "accelerometer",
                   accel_variance: float = 0.0,
                   vel_variance: float = 0.0) -> tuple[Recording, list[str], dict]:
