@@ -34,8 +34,8 @@ from .tools.user_errors import params_files_problem, ros_args_problem
 
 RCLError = _rclpy_impl.RCLError
 
-__all__ = ["declare_params", "init_ros", "unused_overrides", "Ring", "Housekeeping", "RejectLog",
-           "status", "run_node", "report_fatal"]
+__all__ = ["declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
+           "Housekeeping", "RejectLog", "status", "run_node", "report_fatal"]
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
@@ -56,6 +56,15 @@ def unused_overrides(node, known: Iterable[str]) -> list[str]:
     return sorted(k for k in given if k not in known)
 
 
+def wall_clock_ns(node) -> Callable[[], int]:
+    """The clock that input header stamps are compared with: ``time.time_ns`` (publishers stamp
+    with the wall clock), or the node's ROS clock when ``use_sim_time`` is true (stamps are then
+    simulated time)."""
+    if bool(node.get_parameter("use_sim_time").value):
+        return lambda: node.get_clock().now().nanoseconds
+    return time.time_ns
+
+
 class Ring:
     """The last ``size`` float samples (preallocated; ``add`` is O(1), no allocation)."""
 
@@ -72,6 +81,10 @@ class Ring:
 
     def clear(self) -> None:
         self._n = 0
+
+    def samples(self) -> np.ndarray:
+        """The samples held (a view, oldest not first once the ring has wrapped)."""
+        return self._buf[:len(self)]
 
     def percentiles(self, qs=(50.0, 99.0, 100.0)) -> list[float] | None:
         """Percentiles of the samples held, or None when empty."""

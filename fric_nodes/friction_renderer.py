@@ -1,80 +1,17 @@
-"""``friction_renderer``: renders fric_core friction elements on a set of joints.
+"""``friction_renderer``: renders fric_core friction elements on a set of joints (paper 000,
+Kikuuwe et al. 2006, Sec. IV-D and V). The specification: docs/friction_renderer.md.
 
-Paper 000 (Kikuuwe et al. 2006), Sec. IV-D and V:
-
-* ``mode: impedance`` (backdrivable devices; model C, or B): per ``joint_states`` message the
-  velocities of the configured joints go into the element, ``f = element.step(v)``, and
+* ``mode: impedance`` (model C, or B): per ``joint_states`` message ``f = element.step(v)``;
   ``−f`` saturated to ±``max_effort`` is published on ``effort_controller/commands``.
-* ``mode: admittance`` (stiff, force-sensed devices; model A, or D): per force message
-  (``wrench``, or the ``effort`` field of ``joint_states``) the measured force, saturated to
-  ±``max_effort``, goes into the element, whose velocity is integrated into a position
-  setpoint published on ``position_controller/commands``. The setpoint starts at the measured
-  position whenever rendering starts or restarts.
-* **planar contact** (impedance mode; paper 002): ``planar.joints: [x, y, yaw]`` renders the
-  reduced planar LuGre / Elasto-Plastic model with a pre-computed limit surface on the three
-  joints of a planar end effector, coupling force and torque like a real contact patch
-  (:mod:`fric_interfaces.planar_params`); the other joints keep their per-joint laws.
+* ``mode: admittance`` (model A, or D): per force message (``wrench``, or ``joint_states``
+  ``effort``) the saturated force goes into the element, whose velocity is integrated into a
+  position setpoint on ``position_controller/commands``, started at the measured position.
+* ``planar.joints: [x, y, yaw]`` (impedance; paper 002): the reduced planar LuGre /
+  Elasto-Plastic contact on three joints (:mod:`fric_interfaces.planar_params`).
 
-Design choices (documented here once, referred to below):
-
-* **One element step per accepted message.** The elements are fixed-step (``dt``). A header stamp
-  jump above 1.5 dt counts ``round(jump/dt) − 1`` lost cycles (diagnostics), but the element still
-  advances exactly one step: stepping it several times on one stale velocity would extrapolate,
-  and a variable step would change the element's constants (Z, the presliding spring) per message.
-* **Stamps.** A stamp not after the last accepted one (out of order, duplicate, clock going
-  backwards) is rejected. A zero stamp (the publisher does not stamp) is replaced by the receive
-  time; gap counting is then only as good as the receive-time jitter. After a watchdog trip any
-  stamp is accepted again, so a restarted publisher (or a restarted simulated clock) resumes.
-  A stamp that advanced more than ``watchdog_timeout`` beyond the time that really passed since
-  the last accepted input (measured on the monotonic receive clock) is a *stamp jump*, not a gap:
-  it is rejected (``stamp_jump``) and counts no lost cycles, so one message stamped 1e6 s in the
-  future is one rejected input and the next good stamps go on being accepted. Only the first
-  input after a (re)start has no history to judge it by: when the second input's stamp is that
-  far from it (either way), the stream is re-anchored on the second one (``stamp re-anchors``
-  in the diagnostics) instead of rejecting everything until the watchdog trips.
-* **Implausible input** (impedance: a joint velocity above ``max_velocity``; admittance: a
-  measured force above ``max_force``; any mode: a joint position above ``max_position``):
-  rejected like NaN (reason ``implausible``) before it can reach the element. The elements are total (any finite input gives a finite output), but one
-  1e300 m/s sample is still physics to them: it would wind the presliding spring or the virtual
-  mass up for a long time. Inputs within the limits are physics and are rendered.
-* **Bad input** (non-finite values, missing joints, unknown-only names, length mismatches,
-  duplicate names, backwards or jumping stamps, implausible values): counted per reason with the
-  last message, logged
-  (throttled), and answered with the safe output: the last command again (impedance: the last
-  effort, clipped to the current ``max_effort``, zero after a trip; admittance: the held setpoint).
-  The watchdog measures time since the last *valid* input, so a stream of bad messages ends in the
-  watchdog's zero effort / held position like silence does.
-* **Watchdog** (steady-clock timer): no valid input for ``watchdog_timeout`` → zero effort
-  (impedance) or hold the last setpoint (admittance), repeated on every watchdog tick while
-  tripped; the element is reset, so rendering resumes from rest when inputs return. A message of
-  the stream that died, handled only after the trip (a loaded machine: it waited in the queue
-  while the watchdog fired), is stale, not a resumed stream: a stamp after the last accepted one
-  but within ``watchdog_timeout`` of it is rejected (``stamp_stale``), so a dead device's last
-  command is the zero, never an effort rendered from that leftover. A resumed publisher stamps
-  at least ``watchdog_timeout`` later, a restarted clock earlier: both are accepted. (A simulated
-  clock that was paused and resumes where it stopped: its first ``watchdog_timeout`` of stamps
-  are rejected as stale, then it renders again.)
-* **Two devices with the same joint names** in one ROS domain cannot be told apart (the
-  EventsExecutor gives no publisher id per message): their states would be mixed, and when one
-  dies the other keeps the renderer going (no watchdog zero). The diagnostics count the
-  publishers of ``joint_states`` once per period and report an ERROR when more than one is up
-  and every message carried the configured joints.
-* **Final command** at shutdown: zero effort (or the held setpoint), then the node waits (at most
-  1 s) until every reliable subscriber has acknowledged it before the writer goes away; a
-  reliable reader that lost an earlier sample delivers later ones only after the repair, which
-  a writer that has already exited can no longer send.
-* **Live retuning** validates the whole new parameter set (descriptor ranges, choices, building
-  every joint's law and element, the design checks of :mod:`fric_interfaces.renderer_params`)
-  and, when accepted, swaps in a new element *at rest* before the next input message (the
-  velocity/presliding state is not carried over: the new parameters could put it outside the new
-  static set). In admittance mode the setpoint is kept, so the position never jumps; in impedance
-  mode a stuck contact's spring force restarts from zero and builds up again within F/K of motion.
-* **max_effort** bounds the commanded effort (impedance) or the measured force the element sees
-  (admittance: a load-cell spike cannot throw the setpoint); active saturation is reported.
-* **output_enabled** (live; see :mod:`fric_interfaces.renderer_params`): false publishes nothing
-  at all on the command topic (not even the safe output, the watchdog's or the final one) while
-  inputs, watchdog and diagnostics go on and the element rests; true resumes from rest
-  (admittance: from the measured position). The hand-over to ``friction_identifier``.
+One element step per accepted message; bad, stale or implausible inputs are rejected and
+answered with the safe output; a watchdog zeroes the effort (or holds the setpoint); a live retune
+swaps in a new element at rest; ``output_enabled`` false publishes nothing (the hand-over).
 """
 
 from __future__ import annotations
@@ -83,17 +20,16 @@ import sys
 import time
 
 import numpy as np
-from builtin_interfaces.msg import Duration
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Point, WrenchStamped
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration as RclDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from std_msgs.msg import ColorRGBA, Float64MultiArray
-from visualization_msgs.msg import Marker, MarkerArray
+from std_msgs.msg import Float64MultiArray
+from visualization_msgs.msg import MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointStateReader,
@@ -103,14 +39,14 @@ from fric_interfaces.planar_params import LIVE_KEYS as PLANAR_LIVE
 from fric_interfaces.planar_params import PLANAR_SPECS, planar_problems
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
                                              resolve_element, validate_globals)
-from fric_nodes._node_util import Housekeeping, declare_params, run_node, sleep_ok
+from fric_nodes._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
+                                   unused_overrides, wall_clock_ns)
+from fric_nodes.renderer_diagnostics import Stats, renderer_status
+from fric_nodes.renderer_markers import RendererMarkers
 
 __all__ = ["FrictionRenderer", "shutdown", "main"]
 
 _AXES = {"x": 0, "y": 1, "z": 2}
-_STICK = ColorRGBA(r=0.15, g=0.35, b=1.0, a=1.0)  # blue
-_SLIP = ColorRGBA(r=1.0, g=0.55, b=0.0, a=1.0)  # orange
-_LAT_RING = 4096  # latency samples kept per diagnostics period (power of two)
 
 
 class FrictionRenderer(Node):
@@ -126,19 +62,15 @@ class FrictionRenderer(Node):
             raise
 
     # ------------------------------------------------------------------ set-up
-    def _declare(self, specs) -> dict:
-        specs = tuple(specs)
-        self._specs.update({s.name: s for s in specs})
-        return declare_params(self, specs)
-
     def _setup(self) -> None:
-        self._specs = {}
-        values = self._declare(GLOBAL_SPECS)
-        values.update(self._declare(PLANAR_SPECS))
+        values = declare_params(self, GLOBAL_SPECS)
+        values.update(declare_params(self, PLANAR_SPECS))
         validate_globals(values)
         self._joints = joints = tuple(values["joints"])
         planar = set(values["planar.joints"])  # a planar contact's joints have no own law
-        values.update(self._declare(s for j in joints if j not in planar for s in joint_specs(j)))
+        jspecs = tuple(s for j in joints if j not in planar for s in joint_specs(j))
+        values.update(declare_params(self, jspecs))
+        self._specs = {s.name: s for s in (*GLOBAL_SPECS, *PLANAR_SPECS, *jspecs)}
         self._values = values
         n = self._n = len(joints)
         self._mode = values["mode"]
@@ -151,10 +83,11 @@ class FrictionRenderer(Node):
                                        design_check=values["design_check"])
         for m in notes:
             self.get_logger().warning(f"design: {m}")
-        self._warn_unused_overrides()
-
-        use_sim = bool(self.get_parameter("use_sim_time").value)
-        self._now_ns = (lambda: self.get_clock().now().nanoseconds) if use_sim else time.time_ns
+        unused = unused_overrides(self, self._specs)  # typos: logged, not fatal
+        if unused:
+            self.get_logger().warning(f"ignoring unknown parameters {unused} (joints are "
+                                      f"{list(joints)})")
+        self._now_ns = wall_clock_ns(self)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
 
         # hot-path state (preallocated)
@@ -173,23 +106,10 @@ class FrictionRenderer(Node):
         self._output = bool(values["output_enabled"])  # False: another controller has the device
         self._force = np.zeros(n)  # admittance wrench input
         self._pos_mono = None  # admittance/wrench: receipt of the last valid joint_states
-        self._lat = np.zeros(_LAT_RING)
-        self._lat_n = 0
-        # statistics
-        self._accepted = self._accepted_period = 0
-        self._lost = self._lost_period = 0
-        self._zero_stamps = 0
-        self._rejected: dict[str, int] = {}
-        self._rejected_last: dict[str, str] = {}
-        self._rejected_period = 0
-        self._foreign_period = 0  # messages without the configured joints, this period
+        self._stats = Stats(n)
+        self._rejects = RejectLog(self.get_logger(), "input")
         self._names_ok = None  # joint names of the last accepted joint_states (a reference)
         self._rejecting = None  # the message being admitted (for _reject's bookkeeping)
-        self._rejected_latest = ""
-        self._trips = 0
-        self._sat = np.zeros(n, dtype=np.int64)  # saturated cycles per joint, this period
-        self._sat_total = 0
-        self._diag_mono = time.monotonic()
         self._apply_live(values)
 
         # topics
@@ -229,7 +149,7 @@ class FrictionRenderer(Node):
             self._plaus_x, self._plaus_what = self._force, ("force", "max_force")
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
-        self._markers = self._make_markers()
+        self._markers = RendererMarkers(joints, self._bank.planar is not None)
         self._watchdog_timer = None
         self._make_watchdog_timer()
         self._housekeeping = Housekeeping()  # markers/diagnostics run after an output
@@ -243,14 +163,6 @@ class FrictionRenderer(Node):
         self.get_logger().info(
             f"{self._mode} mode, {self._element} ({self._bank.layout}) on joints "
             f"{list(joints)}, dt={self._dt:g} s, input {self._input_topic}")
-
-    def _warn_unused_overrides(self) -> None:
-        """Log parameters given in YAML/launch that the node does not use (typos)."""
-        given = getattr(self, "_parameter_overrides", {}) or {}
-        unused = sorted(k for k in given if k not in self._specs and k != "use_sim_time")
-        if unused:
-            self.get_logger().warning(f"ignoring unknown parameters {unused} (joints are "
-                                      f"{list(self._joints)})")
 
     def _apply_live(self, values: dict) -> None:
         """Take over the parameters that change without rebuilding the element."""
@@ -285,9 +197,10 @@ class FrictionRenderer(Node):
         st = msg.header.stamp
         t = st.sec * 1_000_000_000 + st.nanosec
         stamped = t != 0
+        st = self._stats
         if not stamped:
             t = rx
-            self._zero_stamps += 1
+            st.zero_stamps += 1
         last = self._last_t
         mono = time.monotonic_ns()
         anchor = False
@@ -331,7 +244,7 @@ class FrictionRenderer(Node):
         if self._plaus_pos is not None and not self._position_plausible(topic):
             return False
         if anchor:
-            self._reanchors += 1
+            st.reanchors += 1
             self._run_accepted = 0
             self.get_logger().warning(
                 f"{topic}: stamps re-anchored at {t} ns (the first input after the start or a "
@@ -339,18 +252,17 @@ class FrictionRenderer(Node):
                 throttle_duration_sec=1.0)
         elif last >= 0 and t - last > self._gap_ns:
             lost = int(round((t - last) / self._dt_ns)) - 1
-            self._lost += lost
-            self._lost_period += lost
+            st.lost += lost
+            st.lost_period += lost
         self._last_t = t
         self._names_ok = getattr(msg, "name", None)
         self._trip_t = -1
         self._run_accepted += 1
         if stamped:
-            self._lat[self._lat_n & (_LAT_RING - 1)] = rx - t
-            self._lat_n += 1
+            st.latency.add(rx - t)
         self._last_valid_mono = mono
-        self._accepted += 1
-        self._accepted_period += 1
+        st.accepted += 1
+        st.accepted_period += 1
         if self._new_bank is not None:
             self._bank, self._new_bank = self._new_bank, None
         self._tripped = False
@@ -365,8 +277,8 @@ class FrictionRenderer(Node):
         m = self._max_effort
         np.negative(f, out=cmd)
         if np.abs(cmd, out=self._buf).max() > m:
-            self._sat += self._buf > m
-            self._sat_total += 1
+            self._stats.sat += self._buf > m
+            self._stats.sat_total += 1
             np.clip(cmd, -m, m, out=cmd)
         self._out.publish(self._writer.fill(cmd))
         self._housekeeping.after_output()
@@ -424,8 +336,8 @@ class FrictionRenderer(Node):
         hc = self._buf
         np.abs(h, out=hc)
         if hc.max() > m:
-            self._sat += hc > m
-            self._sat_total += 1
+            self._stats.sat += hc > m
+            self._stats.sat_total += 1
             np.clip(h, -m, m, out=hc)
         else:
             hc[:] = h
@@ -436,15 +348,12 @@ class FrictionRenderer(Node):
 
     # ------------------------------------------------------------------ safety
     def _reject(self, reason: str, text: str, publish: bool = True) -> None:
-        self._rejected[reason] = self._rejected.get(reason, 0) + 1
-        self._rejected_last[reason] = text
-        self._rejected_latest = text
-        self._rejected_period += 1
+        """Count and log a rejected input (and foreign messages: other joints); the safe output."""
         if reason == "missing_joint":
-            self._foreign_period += 1
+            self._stats.foreign_period += 1
         elif reason.startswith("stamp_") and self._foreign(self._rejecting):
-            self._foreign_period += 1  # rejected for its stamp, but not one of our messages
-        self.get_logger().warning(f"rejected input: {text}", throttle_duration_sec=1.0)
+            self._stats.foreign_period += 1  # rejected for its stamp, but not one of our messages
+        self._rejects.add(reason, text)
         if publish:
             self._publish_safe()
 
@@ -471,7 +380,7 @@ class FrictionRenderer(Node):
 
     def _trip(self) -> None:
         self._tripped = True
-        self._trips += 1
+        self._stats.trips += 1
         if self._new_bank is not None:
             self._bank, self._new_bank = self._new_bank, None
         self._bank.reset()
@@ -585,65 +494,6 @@ class FrictionRenderer(Node):
             self.get_logger().warning(f"design: {m}")
 
     # ------------------------------------------------------------------ markers
-    def _make_markers(self) -> MarkerArray:
-        arr = MarkerArray()
-        for i, j in enumerate(self._joints):
-            a = Marker(ns="friction", id=i, type=Marker.ARROW, action=Marker.ADD)
-            a.points = [Point(y=0.1 * i), Point(y=0.1 * i)]
-            a.scale.x, a.scale.y, a.scale.z = 0.01, 0.02, 0.02
-            a.pose.orientation.w = 1.0
-            a.lifetime = Duration(sec=0, nanosec=500_000_000)
-            t = Marker(ns="friction_label", id=i, type=Marker.TEXT_VIEW_FACING,
-                       action=Marker.ADD)
-            t.scale.z = 0.02
-            t.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
-            t.pose.orientation.w = 1.0
-            t.lifetime = a.lifetime
-            arr.markers += [a, t]
-        if self._bank.planar is not None:  # the patch, its force and torque at the end effector
-            life = Duration(sec=0, nanosec=500_000_000)
-            disc = Marker(ns="planar_patch", id=0, type=Marker.CYLINDER, action=Marker.ADD)
-            disc.scale.z = 0.002
-            disc.pose.orientation.w = 1.0
-            disc.lifetime = life
-            arrow = Marker(ns="planar_force", id=0, type=Marker.ARROW, action=Marker.ADD)
-            arrow.points = [Point(), Point()]
-            arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.005, 0.01, 0.01
-            arrow.pose.orientation.w = 1.0
-            arrow.lifetime = life
-            text = Marker(ns="planar_label", id=0, type=Marker.TEXT_VIEW_FACING,
-                          action=Marker.ADD)
-            text.scale.z = 0.015
-            text.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
-            text.pose.orientation.w = 1.0
-            text.lifetime = life
-            arr.markers += [disc, arrow, text]
-        return arr
-
-    def _planar_markers(self, stamp) -> None:
-        """The planar patch at the end effector (x, y): a disc coloured stick/slip, the friction
-        force as an arrow, the friction torque as text."""
-        pl = self._bank.planar
-        disc, arrow, text = self._markers.markers[-3:]
-        ix, iy, _ = pl.index
-        x, y = float(self._reader.position[ix]), float(self._reader.position[iy])
-        f = pl._out
-        size = float(self._values["planar.size"])
-        for m in (disc, arrow, text):
-            m.header.frame_id = self._marker_frame
-            m.header.stamp = stamp
-        disc.pose.position.x, disc.pose.position.y = x, y
-        disc.scale.x = disc.scale.y = size
-        c = _STICK if pl.stuck else _SLIP
-        disc.color = ColorRGBA(r=c.r, g=c.g, b=c.b, a=0.6)
-        arrow.points[0].x, arrow.points[0].y = x, y
-        arrow.points[1].x = x + self._marker_scale * float(f[0])
-        arrow.points[1].y = y + self._marker_scale * float(f[1])
-        arrow.color = _STICK if pl.stuck else _SLIP
-        text.pose.position.x, text.pose.position.y, text.pose.position.z = x, y, 0.03
-        text.text = (f"{'stick' if pl.stuck else 'slip'} f=({f[0]:+.2f}, {f[1]:+.2f}) "
-                     f"tau={f[2]:+.3f}")
-
     def marker_forces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position, friction force on the device, stuck) per joint, as the markers show."""
         stuck = self._bank.stuck()
@@ -656,119 +506,28 @@ class FrictionRenderer(Node):
             return
         pos, force, stuck = self.marker_forces()
         stamp = self.get_clock().now().to_msg()
-        ms = self._markers.markers
-        for i, j in enumerate(self._joints):
-            a, t = ms[2 * i], ms[2 * i + 1]
-            x = float(pos[i])
-            a.header.frame_id = t.header.frame_id = self._marker_frame
-            a.header.stamp = t.header.stamp = stamp
-            a.points[0].x = x
-            a.points[1].x = x + self._marker_scale * float(force[i])
-            a.color = _STICK if stuck[i] else _SLIP
-            t.pose.position.x = x
-            t.pose.position.y = 0.1 * i
-            t.pose.position.z = 0.05
-            t.text = f"{j}: {'stick' if stuck[i] else 'slip'} {force[i]:+.2f}"
-        if self._bank.planar is not None and self._impedance:
-            self._planar_markers(stamp)
-        self._marker_pub.publish(self._markers)
+        mk, frame, scale = self._markers, self._marker_frame, self._marker_scale
+        mk.update(stamp, frame, scale, pos, force, stuck)
+        pl = self._bank.planar
+        if pl is not None and self._impedance:  # the patch at the end effector (x, y)
+            ix, iy, _ = pl.index
+            mk.update_planar(stamp, frame, scale, float(self._reader.position[ix]),
+                             float(self._reader.position[iy]), pl._out, pl.stuck,
+                             float(self._values["planar.size"]))
+        self._marker_pub.publish(mk.array)
 
     # ------------------------------------------------------------------ diagnostics
     def diagnostic_status(self) -> DiagnosticStatus:
         """The renderer's status (published on /diagnostics); resets the per-period counters."""
-        now = time.monotonic()
-        elapsed = max(now - self._diag_mono, 1e-9)
-        self._diag_mono = now
-        rate = self._accepted_period / elapsed
-        kv = [("mode", self._mode), ("element", f"{self._element} ({self._bank.layout})"),
-              ("joints", ", ".join(self._joints)), ("input topic", self._input_topic),
-              ("dt [s]", f"{self._dt:g}"), ("input rate [Hz]", f"{rate:.1f}"),
-              ("expected rate [Hz]", f"{1.0 / self._dt:.1f}"),
-              ("accepted inputs", str(self._accepted))]
-        nlat = min(self._lat_n, _LAT_RING)
-        if nlat:
-            lat = self._lat[:nlat] * 1e-6
-            p50, p99, pmax = np.percentile(lat, (50.0, 99.0, 100.0))
-            kv += [("latency mean [ms]", f"{lat.mean():.3f}"),
-                   ("latency p50 [ms]", f"{p50:.3f}"), ("latency p99 [ms]", f"{p99:.3f}"),
-                   ("latency max [ms]", f"{pmax:.3f}")]
-        else:
-            kv.append(("latency [ms]", "n/a (no stamped input this period)"))
-        kv.append(("zero-stamped inputs (receive time used)", str(self._zero_stamps)))
-        kv += [("lost cycles", str(self._lost)), ("lost cycles this period",
-                                                  str(self._lost_period)),
-               ("stamp re-anchors", str(self._reanchors))]
-        if self._last_valid_mono is None:
-            wd = "waiting for first input"
-        elif self._tripped:
-            wd = "tripped: " + ("zero effort" if self._impedance else "holding position")
-        else:
-            wd = "ok"
-        kv.append(("output", "enabled" if self._output else
-                   "disabled (output_enabled false: publishing nothing)"))
-        kv += [("watchdog", wd), ("watchdog trips", str(self._trips)),
-               ("watchdog timeout [s]", f"{self._timeout_ns * 1e-9:g}"),
-               ("max_effort", f"{self._max_effort:g}"),
-               (self._plaus_what[1], f"{self._plaus_lim:g}")]
-        stuck = self._bank.stuck()
-        fr = self.marker_forces()[1]
-        for i, j in enumerate(self._joints):
-            state = "stopped" if self._tripped or self._last_valid_mono is None else (
-                "stick" if stuck[i] else "slip")
-            kv += [(f"{j} state", state), (f"{j} friction force", f"{fr[i]:+.4g}"),
-                   (f"{j} saturated cycles this period", str(int(self._sat[i])))]
-        saturated = bool(self._sat.any())
-        kv += [("saturation", "active" if saturated else "inactive"),
-               ("saturated cycles total", str(self._sat_total))]
-        kv.append(("rejected inputs", str(sum(self._rejected.values()))))
-        for reason in sorted(self._rejected):
-            kv += [(f"rejected {reason}", str(self._rejected[reason])),
-                   (f"rejected {reason} last", self._rejected_last[reason])]
-
-        problems = []
-        level = DiagnosticStatus.OK
-        if self._last_valid_mono is None:
-            level = DiagnosticStatus.WARN
-            problems.append(f"waiting for {self._input_topic}")
-        elif self._tripped:
-            level = DiagnosticStatus.ERROR
-            problems.append(f"watchdog tripped: no valid {self._input_topic}")
-        if self._rejected_period:
-            level = max(level, DiagnosticStatus.WARN)
-            problems.append(f"{self._rejected_period} rejected inputs, last: "
-                            f"{self._rejected_latest}")
-        if self._lost_period:
-            level = max(level, DiagnosticStatus.WARN)
-            problems.append(f"{self._lost_period} lost cycles")
-        if saturated:
-            level = max(level, DiagnosticStatus.WARN)
-            problems.append(f"saturated at max_effort {self._max_effort:g}")
-        # Two devices with the same joint names in one ROS domain (a second stage, a previous
-        # run's process, another session): their states interleave, the element renders a mix,
-        # and when one device dies the other keeps the renderer busy, so the dead one's zero
-        # never comes (issue 13, item 8). A graph query once per period, not per message.
-        npub = self.count_publishers(self._state_topic)
-        kv.append((f"{self._state_topic} publishers", str(npub)))
-        if npub > 1 and self._accepted_period and not self._foreign_period:
-            level = max(level, DiagnosticStatus.ERROR)
-            problems.append(f"{npub} publishers on {self._state_topic} and every message carried "
-                            f"the configured joints: two devices with the same joint names in "
-                            "one ROS domain? their states are mixed and the commands reach both")
-            self.get_logger().error(problems[-1] + " (when one of them dies, the other keeps "
-                                    "the renderer rendering: no watchdog zero)")
-        if (self._accepted_period >= 10 and not self._tripped
-                and abs(rate * self._dt - 1.0) > 0.25):
-            level = max(level, DiagnosticStatus.WARN)
-            problems.append(f"input rate {rate:.0f} Hz does not match dt ({1 / self._dt:.0f} Hz)")
-        self._accepted_period = self._lost_period = self._rejected_period = 0
-        self._foreign_period = 0
-        self._lat_n = 0
-        self._sat[:] = 0
-        return DiagnosticStatus(level=level, name=f"{self.get_fully_qualified_name()}: friction",
-                                hardware_id=",".join(self._joints),
-                                message="; ".join(problems) or (
-                                    "rendering" if self._output else "output disabled"),
-                                values=[KeyValue(key=k, value=v) for k, v in kv])
+        return renderer_status(
+            self._stats, self._rejects, name=f"{self.get_fully_qualified_name()}: friction",
+            mode=self._mode, element=f"{self._element} ({self._bank.layout})",
+            joints=self._joints, input_topic=self._input_topic, dt=self._dt,
+            output=self._output, waiting=self._last_valid_mono is None, tripped=self._tripped,
+            timeout_ns=self._timeout_ns, max_effort=self._max_effort,
+            plausible=(self._plaus_what[1], self._plaus_lim), stuck=self._bank.stuck(),
+            force=self.marker_forces()[1], state_topic=self._state_topic,
+            publishers=self.count_publishers(self._state_topic), logger=self.get_logger())
 
     def _on_diagnostics(self) -> None:
         msg = DiagnosticArray()

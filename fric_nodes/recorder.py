@@ -24,9 +24,9 @@ shutting down when the stage's run ends), closes the bag, then reads it back
 (:func:`fric_nodes.tools.run_report.read_bag`; the last ``analysis_window`` seconds of a longer run)
 and writes to ``out_dir``: ``summary.json``, ``timeseries.png`` (position, velocity, rendered and
 hand force vs time), ``force_velocity.png`` (rendered force vs velocity) and ``run.npz`` (the
-analysed single-joint arrays, :mod:`fric_nodes.tools.run_report`); it prints where they are and a short
-summary (:func:`fric_nodes.tools.run_report.format_summary`), and exits 0 (1 if not a single
-``joint_states`` message with the joint arrived, or writing the bag failed).
+analysed single-joint arrays, :mod:`fric_nodes.tools.run_report`); it prints where they are
+and a short summary (:func:`fric_nodes.tools.run_report.format_summary`), and exits 0 (1 if not
+a single ``joint_states`` message with the joint arrived, or writing the bag failed).
 
 Subscriptions are BEST_EFFORT with a deep queue (``queue_depth``): like every fric reader they
 never slow the publishers down, and on loopback the deep queue loses nothing while the recorder

@@ -55,7 +55,8 @@ from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.transmission_params import SPECS, build_arm, well_posedness
 
-from ._node_util import Housekeeping, declare_params, run_node, sleep_ok, status, unused_overrides
+from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
+                         unused_overrides)
 
 __all__ = ["TransmissionSim", "main"]
 
@@ -99,9 +100,7 @@ class TransmissionSim(Node):
         self._clipped_period = 0
         self._clipped_last = ""
         self._wrench_frame_default = v["wrench_frame"]
-        self._rejected: dict[str, int] = {}
-        self._rejected_last = ""
-        self._rejected_period = 0
+        self._rejects = RejectLog(self.get_logger(), "input")
         self._step_errors = 0
         self._last_error = ""
         self._timeouts = 0
@@ -135,17 +134,11 @@ class TransmissionSim(Node):
                                f"{v['sync']} at {v['rate']:g} Hz")
 
     # -- inputs -------------------------------------------------------------------------------
-    def _reject(self, kind: str, text: str) -> None:
-        self._rejected[kind] = self._rejected.get(kind, 0) + 1
-        self._rejected_period += 1
-        self._rejected_last = text
-        self.get_logger().warning(f"rejected: {text}", throttle_duration_sec=1.0)
-
     def _on_command(self, msg: Float64MultiArray) -> None:
         try:
             tau = self._reader.read(msg)
         except InputError as e:
-            self._reject(f"command {e.kind}", f"effort command {e}")
+            self._rejects.add(f"command {e.kind}", f"effort command {e}")
             return
         lim = self._effort
         if (np.abs(tau) > lim).any():
@@ -166,7 +159,7 @@ class TransmissionSim(Node):
         f, t = msg.wrench.force, msg.wrench.torque
         w = np.array([f.x, f.y, f.z, t.x, t.y, t.z])
         if not np.isfinite(w).all():
-            self._reject("wrench non_finite", "wrench: non-finite entry")
+            self._rejects.add("wrench non_finite", "wrench: non-finite entry")
             return
         frame = msg.header.frame_id or self._wrench_frame_default
         if frame == self.values["world_frame"]:
@@ -175,7 +168,7 @@ class TransmissionSim(Node):
             self._wrench_ee = w  # turned to world axes at every step (_world_wrench)
             self._wrench = self._world_wrench()
         else:
-            self._reject("wrench frame", f"wrench: header.frame_id {frame!r} is neither "
+            self._rejects.add("wrench frame", f"wrench: header.frame_id {frame!r} is neither "
                          f"{self.values['world_frame']!r} nor {self.ee_frame!r}")
 
     def _world_wrench(self) -> np.ndarray:
@@ -311,9 +304,9 @@ class TransmissionSim(Node):
         if self.arm.unconverged_steps:
             worse(DiagnosticStatus.WARN, f"{self.arm.unconverged_steps} steps where axproj did "
                   "not converge")
-        if self._rejected_period:
-            worse(DiagnosticStatus.WARN, f"{self._rejected_period} rejected inputs, last: "
-                  f"{self._rejected_last}")
+        rejected = self._rejects.period_problem()
+        if rejected:
+            worse(DiagnosticStatus.WARN, rejected)
         if self._timed_out:
             worse(DiagnosticStatus.WARN, "command timeout: zero actuator torque")
         lo, hi = self.arm.dynamics.lower, self.arm.dynamics.upper
@@ -338,9 +331,8 @@ class TransmissionSim(Node):
               ("command timeouts", str(self._timeouts)),
               ("effort commands clipped", str(self._clipped)),
               ("end-stop steps", str(self.arm.stop_steps)),
-              ("end-stop steps by impact projection", str(self.arm.stop_unconverged)),
-              ("rejected inputs", str(sum(self._rejected.values())))]
-        kv += [(f"rejected {k}", str(c)) for k, c in sorted(self._rejected.items())]
+              ("end-stop steps by impact projection", str(self.arm.stop_unconverged))]
+        kv += self._rejects.key_values()
         for i, j in enumerate(self.joint_names):
             kv += [(f"{j} gamma_u", f"{self.arm.gamma_u[i]:.6g}"),
                    (f"{j} gamma_v", f"{self.arm.gamma_v[i]:.6g}"),
@@ -350,7 +342,7 @@ class TransmissionSim(Node):
                    (f"{j} stuck", str(bool(st.stuck[i]))),
                    (f"{j} effort limit [N m]", f"{self._effort[i]:g}"),
                    (f"{j} position [rad]", f"{q[i]:+.6f}")]
-        self._rejected_period = self._clipped_period = 0
+        self._clipped_period = 0
         return status(f"{self.get_fully_qualified_name()}: arm", ",".join(self.joint_names),
                       level, problems, "ok", kv)
 

@@ -2,8 +2,8 @@
 
 ``ros2 launch fric <file>`` is the reference. This module parses the subset of the launch_xml /
 launch_ros frontend that fric's launch files use (see docs/launch.md), resolves it to plain command
-lines, and runs them as child processes. Anything outside the subset is rejected with an error naming
-the file, line, tag and attribute, never silently ignored.
+lines, and runs them as child processes. Anything outside the subset is rejected with an error
+naming the file, line, tag and attribute, never silently ignored.
 
 Python API::
 
@@ -191,8 +191,9 @@ def _read_xml(path: Path) -> _El:
 
     def text(data: str) -> None:
         if data.strip():
-            raise LaunchError(f'{path}:{parser.CurrentLineNumber}: unexpected text {data.strip()!r} '
-                              f'in <{stack[-1].tag}> (launch tags carry attributes only)')
+            raise LaunchError(f'{path}:{parser.CurrentLineNumber}: unexpected text '
+                              f'{data.strip()!r} in <{stack[-1].tag}> (launch tags carry '
+                              'attributes only)')
 
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda tag: stack.pop()
@@ -200,7 +201,8 @@ def _read_xml(path: Path) -> _El:
     try:
         parser.Parse(path.read_bytes(), True)
     except expat.ExpatError as e:
-        raise LaunchError(f'{path}:{e.lineno}: XML syntax error: {expat.ErrorString(e.code)}') from None
+        raise LaunchError(f'{path}:{e.lineno}: XML syntax error: '
+                          f'{expat.ErrorString(e.code)}') from None
     return root[0]
 
 
@@ -479,7 +481,8 @@ class _Parser:
                            el)
         on_exit = self.raw(el, 'on_exit', required=False)
         if on_exit not in (None, 'shutdown'):
-            raise self.err(f"<node on_exit={on_exit!r}>: only on_exit=\"shutdown\" is supported", el)
+            raise self.err(f"<node on_exit={on_exit!r}>: only on_exit=\"shutdown\" is "
+                           "supported", el)
         try:
             path = resolve_executable(pkg, exe)
         except LookupError as e:
@@ -597,7 +600,8 @@ class _Runner:
             except (OSError, ValueError):
                 pass     # a closed or broken terminal must not stop the pipes from draining
 
-    def pump(self, stream: IO[bytes], label: str, sink: IO[str] | None, log: IO[str] | None) -> None:
+    def pump(self, stream: IO[bytes], label: str, sink: IO[str] | None,
+             log: IO[str] | None) -> None:
         for raw in iter(stream.readline, b''):
             line = raw.decode(errors='replace').rstrip('\r\n')
             if sink is not None:
@@ -615,7 +619,8 @@ class _Runner:
                 self.log_dir = default_log_dir()
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = open(self.log_dir / f'{spec.label}.log', 'w', encoding='utf-8')
-        env = {**os.environ, 'PYTHONUNBUFFERED': os.environ.get('PYTHONUNBUFFERED', '1'), **spec.env}
+        env = {**os.environ, 'PYTHONUNBUFFERED': os.environ.get('PYTHONUNBUFFERED', '1'),
+               **spec.env}
         try:
             proc = subprocess.Popen(spec.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env=env, start_new_session=True,
