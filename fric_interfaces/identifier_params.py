@@ -7,9 +7,10 @@ Parameters (``ros__parameters``; see config/identify_and_render.yaml for a docum
     stage_node         string  the stage's node name (its /diagnostics status), relative names
                                resolve in this node's namespace (read-only)
     amplitude, frequency, warmup, duration, cycles
-                       double  the excitation of paper 003 (fric_core.identification.excitation):
-                               A sin(2 pi f t), amplitude ramped up over its first 0.5 s, run
-                               `warmup` s, then recorded for `duration` s (0: `cycles` periods)
+                       double  the excitation of paper 003 (fric_core.haptics.identification
+                               .excitation): A sin(2 pi f t), amplitude ramped up over its
+                               first 0.5 s, run `warmup` s, then recorded for `duration` s
+                               (0: `cycles` periods)
     center_on_start    bool    centre the excitation on the position where the run starts;
                                false: on `center` (setting `center` alone at start-up implies
                                false)
@@ -44,29 +45,28 @@ Read-only to users, written by the node after each fit: ``result.<p>`` and ``res
 for p in m, Cp, bp, Cn, bn, Dp, Dn; ``result.dv``, ``result.method``, ``result.success``,
 ``result.summary`` (:data:`RESULT_SPECS`).
 
-The excitation figures default to :func:`fric_core.identification.excitation`'s own defaults
-(the paper's 1 cm, 2 Hz, four cycles), read from its signature so they cannot drift apart.
+The excitation figures default to :func:`fric_core.haptics.identification.excitation`'s own
+defaults (the paper's 1 cm, 2 Hz; test_contract_layout checks that they agree). The run's
+excitation is built by :func:`fric_nodes.builders.check_excitation`.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any, Mapping
 
-from fric_core.haptics.identification import Excitation, excitation
-
 from .parameters import ParamSpec
 
-__all__ = ["METHODS", "SPECS", "RESULT_SPECS", "RESULT_PARAMS", "LIVE", "specs", "validate",
-           "check_excitation", "travel_band"]
+__all__ = ["METHODS", "SPECS", "RESULT_SPECS", "RESULT_PARAMS", "LIVE", "EXCITATION_DEFAULTS",
+           "specs", "validate", "travel_band"]
 
 METHODS = ("eiv", "ols")
 #: fitted quantities exposed as result.<name> and result.<name>_std
 RESULT_PARAMS = ("m", "Cp", "bp", "Cn", "bn", "Dp", "Dn")
 
-_EXC = {n: p.default for n, p in inspect.signature(excitation).parameters.items()
-        if p.default is not inspect.Parameter.empty}
+#: the defaults of fric_core.haptics.identification.excitation that the parameters take
+EXCITATION_DEFAULTS = {"amplitude": 0.01, "frequency": 2.0, "warmup": 10.0}
+_EXC = EXCITATION_DEFAULTS
 
 SPECS = (
     ParamSpec("joint", "stage_joint", "the stage joint, matched by name in joint_states",
@@ -190,19 +190,3 @@ def travel_band(values: Mapping[str, Any]) -> tuple[float, float]:
     if not lo + margin < hi - margin:
         raise ValueError(f"travel_margin: {margin!r} m leaves no travel in [{lo!r}, {hi!r}] m")
     return lo + margin, hi - margin
-
-
-def check_excitation(values: Mapping[str, Any], start: float, dt: float = 1e-3) -> Excitation:
-    """The run's excitation (paper 003's warm-up + sinusoid), centred on ``start`` (or on
-    ``center``), at the stage period ``dt``; ``ValueError`` naming the field when it leaves the
-    travel band (:func:`travel_band`) or the stage is outside it."""
-    lo, hi = travel_band(values)
-    if not lo <= start <= hi:
-        raise ValueError(f"position: the stage is at {start:.6g} m, outside the travel "
-                         f"[{lo:.6g}, {hi:.6g}] m (x_min/x_max shrunk by travel_margin)")
-    center = start if values["center_on_start"] else values["center"]
-    duration = values["duration"] if values["duration"] > 0.0 else None
-    cycles = None if duration is not None else values["cycles"]
-    return excitation(amplitude=values["amplitude"], frequency=values["frequency"],
-                      duration=duration, cycles=cycles, warmup=values["warmup"], dt=dt,
-                      center=center, x_min=lo, x_max=hi)

@@ -24,35 +24,33 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
                    position: [x_min - margin, x_max + margin])
     scheduling:    thread_priority (SCHED_FIFO 1-99, 0 off), cpu_affinity (read-only)
 
-The sim figures default to :class:`fric_core.stage.HapticStageSim`'s own defaults (paper 003's
-apparatus), read from its signature so they cannot drift apart.
+The sim figures default to :class:`fric_core.haptics.stage.HapticStageSim`'s own defaults (paper
+003's apparatus; test_contract_layout checks that they agree); the stage is built by
+:func:`fric_nodes.builders.build_sim`.
 """
 
 from __future__ import annotations
 
-import inspect
-import warnings
 from typing import Any, Mapping
-
-from fric_core.design import FrictionDesignWarning
-from fric_core.haptics.stage import SAMPLES, HapticStageSim, OperatorHand
 
 from .parameters import SCHEDULING_SPECS, ParamSpec
 
 __all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "HAND_STARTS", "SIM_FIGURES",
-           "SPECS",
-           "specs", "validate", "cycle_steps", "build_sim", "build_hand"]
+           "SIM_DEFAULTS", "SPECS", "specs", "validate", "cycle_steps"]
 
 BACKENDS = ("sim", "serial")
 SYNCS = ("realtime", "lockstep")
-SAMPLE_CHOICES = ("none",) + tuple(sorted(SAMPLES))
+#: "none", then the sample blocks of fric_core.haptics.stage.SAMPLES (paper 003's Table 2)
+SAMPLE_CHOICES = ("none", "brass", "rubber", "teflon")
 HAND_LOCATIONS = ("carriage", "tool")
 #: when the scripted hand's clock starts: at stage time 0, or at the first valid command
 HAND_STARTS = ("immediately", "first_command")
 
-_SIM_DEFAULTS = {n: p.default for n, p in
-                 inspect.signature(HapticStageSim.__init__).parameters.items()
-                 if p.default is not inspect.Parameter.empty}
+#: HapticStageSim's defaults of the parameters below (paper 003's apparatus)
+SIM_DEFAULTS = {"dt": 0.001, "carriage_mass": 0.692, "max_force": 9.48, "x_min": -0.016,
+                "x_max": 0.016, "force_noise": 0.062, "accel_noise": 0.2379, "kp": 8000.0,
+                "kd": 100.0}
+_SIM_DEFAULTS = SIM_DEFAULTS
 
 #: HapticStageSim figures exposed as parameters: (name, description, unit, min)
 SIM_FIGURES = (
@@ -68,8 +66,9 @@ SIM_FIGURES = (
 )
 
 SPECS = (
-    ParamSpec("backend", "sim", "sim: the simulated stage (fric_core.stage); serial: a device on "
-              "a serial port (docs/serial_protocol.md)", read_only=True, choices=BACKENDS),
+    ParamSpec("backend", "sim", "sim: the simulated stage (fric_core.haptics.stage); serial: a "
+              "device on a serial port (docs/serial_protocol.md)", read_only=True,
+              choices=BACKENDS),
     ParamSpec("joint_name", "stage_joint", "joint name in joint_states", read_only=True),
     ParamSpec("rate", 1000.0, "servo cycle rate: one joint_states/wrench message per cycle; "
               "sim: a whole number of sim_dt steps per cycle; serial: the device's frame rate "
@@ -170,33 +169,18 @@ def validate(values: Mapping[str, Any]) -> None:
                          f"{values['x_max']!r}")
     if values["backend"] == "sim":
         cycle_steps(values["rate"], values["sim_dt"])
-        build_hand(values)
+        _check_hand(values)
     elif not values["port"]:
         raise ValueError("port: a serial device path is needed with backend serial")
 
 
-def build_hand(values: Mapping[str, Any]) -> OperatorHand | None:
-    """The scripted hand, or None for an empty ``hand_script``."""
+def _check_hand(values: Mapping[str, Any]) -> None:
+    """``ValueError`` naming ``hand_script`` unless the script parses (the grammar is the core's
+    :meth:`fric_core.haptics.stage.OperatorHand.parse`, imported only here)."""
     script = values["hand_script"].strip()
-    if not script:
-        return None
-    try:
-        return OperatorHand.parse(script, location=values["hand_location"])
-    except ValueError as e:
-        raise ValueError(f"hand_script: {e}") from None
-
-
-def build_sim(values: Mapping[str, Any]) -> tuple[HapticStageSim, list[str]]:
-    """The simulated stage of the parameter values, and the core's design warnings (Theorem 1's
-    conditions for the carriage and sample frictions at ``sim_dt``) as messages to log.
-    ``ValueError`` (naming the parameter) for values the core rejects."""
-    kw = {name: float(values[name]) for name, *_ in SIM_FIGURES}
-    sample = values["sample"]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FrictionDesignWarning)
-        sim = HapticStageSim(
-            dt=float(values["sim_dt"]), seed=int(values["seed"]),
-            carriage_friction="default" if values["carriage_friction"] else None,
-            sample=None if sample == "none" else sample, handle=bool(values["handle"]),
-            hand=build_hand(values), x0=min(max(0.0, kw["x_min"]), kw["x_max"]), **kw)
-    return sim, [str(w.message) for w in caught if issubclass(w.category, FrictionDesignWarning)]
+    if script:
+        from fric_core.haptics.stage import OperatorHand
+        try:
+            OperatorHand.parse(script, location=values["hand_location"])
+        except ValueError as e:
+            raise ValueError(f"hand_script: {e}") from None

@@ -36,9 +36,11 @@ from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointSt
                                          wrench_to_arrays)
 from fric_interfaces.parameters import check
 from fric_interfaces.planar_params import LIVE_KEYS as PLANAR_LIVE
-from fric_interfaces.planar_params import PLANAR_SPECS, planar_problems
-from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, build_bank, joint_specs,
+from fric_interfaces.planar_params import PLANAR_SPECS
+from fric_nodes.builders import planar_problems
+from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, joint_specs,
                                              resolve_element, validate_globals)
+from fric_nodes.builders import build_bank
 from fric_nodes._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
                                    unused_overrides, wall_clock_ns)
 from fric_nodes.renderer_diagnostics import Stats, renderer_status

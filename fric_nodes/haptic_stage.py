@@ -120,7 +120,8 @@ from fric_core.haptics.stage import StageReading
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.parameters import check
-from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
+from fric_interfaces.stage_params import SPECS, cycle_steps, validate
+from fric_nodes.builders import build_sim
 
 from ._node_util import (Housekeeping, Ring, declare_params, run_node, sleep_ok, status,
                          unused_overrides)

@@ -53,7 +53,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
-from fric_interfaces.transmission_params import SPECS, build_arm, well_posedness
+from fric_interfaces.transmission_params import SPECS
+from fric_nodes.builders import build_arm, well_posedness
 
 from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
                          unused_overrides)

@@ -23,7 +23,8 @@ import pytest
 
 from fric_core.design import (non_oscillatory_B, non_oscillatory_K, static_advice,
                               static_convergence)
-from fric_interfaces.renderer_params import GLOBAL_SPECS, build_bank, joint_specs
+from fric_interfaces.renderer_params import GLOBAL_SPECS, joint_specs
+from fric_nodes.builders import build_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(63)

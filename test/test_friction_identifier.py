@@ -38,7 +38,8 @@ from rclpy.parameter import Parameter, parameter_value_to_python
 from fric_core.haptics.recording import read_csv
 from fric_core.haptics.stage import SAMPLES
 from fric_interfaces.conversions import joint_state_msg
-from fric_interfaces.identifier_params import SPECS, check_excitation, validate
+from fric_interfaces.identifier_params import SPECS, validate
+from fric_nodes.builders import check_excitation
 from fric_nodes.tools import pipeline
 from fric_nodes.friction_identifier import FrictionIdentifier
 

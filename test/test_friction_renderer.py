@@ -31,8 +31,10 @@ from fric_core.elements import (CompliantAdmittance, InertialImpedance, Massless
 from fric_core.laws import Coulomb
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import joint_state_msg, wrench_msg
-from fric_interfaces.renderer_params import (GLOBAL_SPECS, ElementBank, build_bank, joint_config,
-                                             joint_specs, resolve_element, validate_globals)
+from fric_core.bank import ElementBank, joint_config
+from fric_interfaces.renderer_params import (GLOBAL_SPECS, joint_specs, resolve_element,
+                                             validate_globals)
+from fric_nodes.builders import build_bank
 from fric_nodes.friction_renderer import FrictionRenderer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,8 @@ from visualization_msgs.msg import MarkerArray
 from fric_core.haptics.stage import HapticStageSim, OperatorHand
 from fric_interfaces import names, qos
 from fric_interfaces.parameters import descriptor
-from fric_interfaces.stage_params import SPECS, build_sim, cycle_steps, validate
+from fric_interfaces.stage_params import SPECS, cycle_steps, validate
+from fric_nodes.builders import build_sim
 from fric_nodes.haptic_stage import HapticStage
 from fric_nodes.hardware.stage_emulator import StageEmulator
 from fric_nodes.hardware.stage_protocol import SYNC, TYPE_STATE, crc16

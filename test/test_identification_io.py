@@ -294,7 +294,8 @@ def _load_params(path, node="friction_renderer"):
 
 
 def _bank(params):
-    from fric_interfaces.renderer_params import GLOBAL_SPECS, build_bank, joint_specs
+    from fric_interfaces.renderer_params import GLOBAL_SPECS, joint_specs
+    from fric_nodes.builders import build_bank
 
     values = {s.name: s.default for s in GLOBAL_SPECS}
     for j in params["joints"]:

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import fric_core.planar as P
-from fric_interfaces.planar_params import PLANAR_SPECS, SURFACES, build_planar, patch_geometry
+from fric_interfaces.planar_params import PLANAR_SPECS, SURFACES
+from fric_nodes.builders import build_planar, patch_geometry
 
 JOINTS = ["x", "y", "yaw"]
 DT = 1e-3

@@ -9,8 +9,11 @@ import pytest
 from rclpy.parameter import Parameter
 
 from fric_interfaces.conversions import joint_state_msg
-from fric_interfaces.planar_params import PLANAR_SPECS, PlanarContact, build_planar
-from fric_interfaces.renderer_params import GLOBAL_SPECS, build_bank, joint_specs
+from fric_core.planar.contact import PlanarContact
+from fric_interfaces.planar_params import PLANAR_SPECS
+from fric_nodes.builders import build_planar
+from fric_interfaces.renderer_params import GLOBAL_SPECS, joint_specs
+from fric_nodes.builders import build_bank
 from fric_nodes.friction_renderer import FrictionRenderer
 
 DT = 1e-3

@@ -278,7 +278,7 @@ def test_well_posedness_diagnostics_follow_the_pose(make):
     start = _diag(node)[2]
     node.arm.set_state([0.0, 2.5], [0.0, 0.0])
     now = _diag(node)[2]
-    from fric_interfaces.transmission_params import well_posedness
+    from fric_nodes.builders import well_posedness
     smax, rho = well_posedness(node.arm, np.array([0.0, 2.5]))
     assert float(now["sigma_max(P)"]) == pytest.approx(smax, rel=1e-5)
     assert float(now["joint1 rho_hat"]) == pytest.approx(rho[0], rel=1e-5)

@@ -14,8 +14,10 @@ Modules:
     distributed    distributed LuGre (9)–(14) and Elasto-Plastic (15)–(18) model
     reduced        reduced three-bristle model (24)–(34), batched over many contacts
     profiles       the Fig. 5 velocity profile and error measures used in the paper
+    contact        a planar contact rendered on a device's x, y, yaw joints (friction_renderer)
 """
 
+from .contact import PlanarContact
 from .distributed import DistributedLuGre
 from .limit_surface import (EllipsoidLimitSurface, LimitSurfaceTable, limit_surface_wrench,
                             steady_state_wrench)
@@ -29,9 +31,9 @@ from .surfaces import (ContactSurface, circle, circle_inscribed, from_function, 
 
 __all__ = [
     "PlanarFrictionParams", "TABLE_I", "ContactSurface", "circle", "circle_inscribed", "square",
-    "line", "gradient_line", "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius",
-    "from_function", "twist_to_cop", "wrench_from_cop", "limit_surface_wrench",
+    "line", "gradient_line", "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like",
+    "hertz_radius", "from_function", "twist_to_cop", "wrench_from_cop", "limit_surface_wrench",
     "steady_state_wrench", "LimitSurfaceTable", "EllipsoidLimitSurface", "DistributedLuGre",
     "ReducedLuGre", "FIG5_DURATION", "fig5_twist", "normalized_rmse", "simulate", "drift_loads",
-    "simulate_body", "gripper_normal_force", "simulate_in_hand",
+    "simulate_body", "gripper_normal_force", "simulate_in_hand", "PlanarContact",
 ]

@@ -28,8 +28,8 @@ from .._checks import param
 
 __all__ = [
     "ContactSurface", "circle", "circle_inscribed", "square", "line", "gradient_line",
-    "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius", "from_function", "twist_to_cop",
-    "wrench_from_cop",
+    "gradient_line_midpoint", "non_convex_1", "non_convex_2", "hertz_like", "hertz_radius",
+    "from_function", "twist_to_cop", "wrench_from_cop", "SURFACES",
 ]
 
 
@@ -319,3 +319,9 @@ def hertz_like(n_cells: int = 21, normal_force: float = 1.0, k: float = 2.0,
         return np.power(np.clip(1.0 - s ** k, 0.0, None), 1.0 / k)
     surf = from_function(n_cells, 2.0 * a, p, normal_force, f"hertz-like k={k:g}")
     return surf
+
+
+#: surface name -> constructor ``f(n_cells, size, normal_force)``: the patches a rendered planar
+#: contact can be given by name (``friction_renderer``'s ``planar.surface``)
+SURFACES = {"circle": circle, "square": square, "line": line, "gradient_line": gradient_line,
+            "non_convex_1": non_convex_1, "non_convex_2": non_convex_2}
