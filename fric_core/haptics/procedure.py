@@ -30,9 +30,8 @@ from .renderer_yaml import fit_to_yaml
 from .report import write_report
 
 __all__ = ["IdentificationRun", "Abort", "Done", "DONE", "fit_record", "estimates_line",
-           "write_run_files", "PREPARE", "MOVE",
-           "EXCITE", "SETTLE", "END", "STEADY_STATES", "STEADY_MAX_NS", "MOVE_HOLD_NS",
-           "SETTLE_NS", "MOVE_TOL"]
+           "write_run_files", "PREPARE", "MOVE", "EXCITE", "SETTLE", "END", "STEADY_STATES",
+           "STEADY_MAX_NS", "MOVE_HOLD_NS", "SETTLE_NS", "MOVE_TOL"]
 
 #: the phases of a run, in order
 PREPARE, MOVE, EXCITE, SETTLE, END = range(5)
@@ -241,9 +240,19 @@ class IdentificationRun:
         return Abort(reason)
 
     def accel(self, t_ns: int, a: float, variance: float = 0.0) -> None:
-        """An accelerometer sample [m/s²] stamped ``t_ns``; kept during the recorded part of the
-        excitation (matched to the states by stamp in :meth:`recording`). ``variance`` > 0: its
-        noise variance as the sensor states it [(m/s²)²]; the mean is used for the EIV fit."""
+        """An accelerometer sample, kept during the recorded part of the excitation (matched to
+        the states by stamp in :meth:`recording`); ignored otherwise.
+
+        Parameters
+        ----------
+        t_ns
+            Its stamp [ns] (the state's it belongs to).
+        a
+            The acceleration of the sample [m/s²], finite.
+        variance
+            Its noise variance as the sensor states it [(m/s²)²]; the mean of those > 0 is
+            the EIV fit's, unless given otherwise (:meth:`recording`).
+        """
         k = self.k_imu
         if self.phase == EXCITE and t_ns >= self.imu_from_ns and k < self.imu_a.size:
             self.imu_ns[k] = t_ns
@@ -290,7 +299,18 @@ class IdentificationRun:
         return self.abort(f"the stage reports {', '.join(flags)}") if flags else None
 
     def excitation_setpoint(self, tau_ns: int) -> float:
-        """The excitation at ``tau_ns`` (ns since it started), linearly interpolated [m]."""
+        """The excitation, linearly interpolated.
+
+        Parameters
+        ----------
+        tau_ns
+            Time since the excitation started [ns].
+
+        Returns
+        -------
+        float
+            The setpoint [m]; the excitation's last one after its end.
+        """
         u = tau_ns * 1e-9 / self.table_dt
         i = int(u)
         tab = self.table
@@ -331,16 +351,28 @@ class IdentificationRun:
 
     # ------------------------------------------------------------------ outcome
     def missed(self) -> tuple[int, int]:
-        """(states of the excitation not handled, states it spanned): states the stage
-        published that the driver never answered (realtime: it fell behind)."""
+        """States of the excitation the stage published but the driver never answered
+        (realtime: it fell behind), from the stamps.
+
+        Returns
+        -------
+        missed, span : int
+            States not answered, states the excitation spanned.
+        """
         if self.n_excite < 2:
             return 0, self.n_excite
         span = int(round((self.ex_last - self.ex_first) / self.ex_min_diff)) + 1
         return span - self.n_excite, span
 
     def notes(self) -> list[str]:
-        """What the record lacks, in words: excitation states not answered (:meth:`missed`),
-        states not recorded (buffer full); empty when nothing."""
+        """What the record lacks, in words.
+
+        Returns
+        -------
+        list of str
+            Excitation states not answered (:meth:`missed`), states not recorded (buffer
+            full); empty when nothing is missing.
+        """
         missed, span = self.missed()
         notes = [f"{missed} of {span} excitation states not answered (the stage ran ahead)"
                  ] if missed else []
