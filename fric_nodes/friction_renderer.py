@@ -101,7 +101,6 @@ class FrictionRenderer(Node):
         self._last_t = -1  # last accepted stamp [ns]
         self._run_accepted = 0  # accepted since the start or the last trip (stamp re-anchoring)
         self._trip_t = -1  # last accepted stamp before the watchdog trip (stale-input check)
-        self._reanchors = 0
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
         self._rendering = False  # admittance: setpoint initialised from the measured position
