@@ -1,101 +1,16 @@
-"""``haptic_stage``: the hardware node of a 1-DOF linear haptic stage (paper 003, Richard, Cutkosky
-& MacLean: motor-driven carriage, encoder, load cell, accelerometer).
+"""``haptic_stage``: the node of paper 003's 1-DOF haptic stage (Richard, Cutkosky & MacLean:
+motor-driven carriage, encoder, load cell, accelerometer); its specification is
+docs/haptic_stage.md.
 
-Every servo cycle it publishes
-
-* ``joint_states`` — one joint ``joint_name``: position (encoder, m), velocity (encoder-edge
-  estimate, m/s), effort = the load-cell force (N, sign below);
-* ``wrench`` — WrenchStamped in frame ``load_cell``: the same load-cell force on ``force.x``;
-* ``accelerometer`` — sensor_msgs/Imu (the message of ros2_control's imu_sensor_broadcaster),
-  frame ``load_cell``, the stamp of the cycle's joint_states: ``linear_acceleration.x`` is the
-  accelerometer (m/s², the acceleration of the object beyond the load cell, or of the carriage
-  when there is none, along +x: the sim's ``StageReading.acceleration``, the serial frames'
-  ``acceleration``); ``linear_acceleration_covariance[0]`` its noise variance when known (sim:
-  ``accel_noise``²) else 0 (unknown); orientation and angular velocity are not provided
-  (their covariance[0] = -1). Published just *before* the cycle's joint_states, so a controller
-  woken by joint_states already has it. Off with ``publish_accelerometer: false``;
-* ``~/hand_force`` — std_msgs/Float64, sim backend only: the scripted operator hand's force (N,
-  +x forward), for recording and plots (what the operator pushed). No header: pair it with the
-  joint_states of the same cycle (published just before it, same cycle, same order);
-
-and it takes ``effort_controller/commands`` (motor force, N) and ``position_controller/commands``
-(setpoint, m, tracked by the stage's PD servo with its setpoint low-pass), one entry each
-(Float64MultiArray, as forward_command_controller publishes them). ``~/markers`` (frame
-``marker_frame``, default ``world``) and ``/diagnostics`` complete it.
-
-Force sign (ROS side). The simulation and the wire protocol report the load cell as the force the
-carriage applies to the object beyond it (paper 003's F_applied). This node publishes the opposite,
-the **force the object/operator applies to the stage at the load cell**, positive along +x: the
-force sensor's reading as a robot's F/T sensor reports it (the external wrench), and the input an
-admittance renderer needs (paper 000 Sec. IV-D: the operator pushes +x → positive force → the
-rendered body moves +x). With ``hand_location: tool`` the effort is then the hand's push (less
-the handle's inertia); with the hand on the carriage the load cell does not see the hand.
-
-Commands. The latest valid command wins, whichever topic it came on (effort → force mode,
-position → position mode). A command with a wrong number of entries (≠ 1) or a non-finite entry,
-and a position setpoint outside the travel ``[x_min, x_max]`` (``out_of_travel``), is rejected
-(counted per reason, logged, shown in diagnostics) and changes nothing: the next good setpoint is
-tracked as if the bad one never came. An effort command beyond ``max_force`` is accepted and
-(sim) the motor saturates at ±``max_force`` (logged, counted as "effort commands beyond max_force",
-and the saturated cycles are reported in diagnostics). A command older
-than ``command_timeout`` is dropped: zero motor force (device idle) until a new one arrives —
-the node's own safety, reported in diagnostics. In lockstep the age is stage time (cycles since
-the command was first used); in realtime it is wall time since receipt.
-
-Backends:
-
-* ``sim`` — :class:`fric_core.stage.HapticStageSim` from the parameters (stage_params). One cycle
-  is ``round(1/(rate·sim_dt))`` physics steps with the cycle's command (a slower ``rate`` keeps the
-  physics of ``sim_dt``, exactly like the device emulator at the same rate).
-* ``serial`` — a device speaking docs/serial_protocol.md on ``port``; the device's state frames
-  pace the node (no timer): every state frame is published at once (the newest, when several
-  arrived together). Each valid ROS command is sent to the device the moment it arrives, so a
-  controller answering state k within the device period is applied in device cycle k+1, as in
-  lockstep; a cycle in which nothing was commanded gets a keep-alive frame (the current command,
-  or IDLE after ``command_timeout``): at least one command frame per cycle. On a port that
-  cannot be opened or fails: diagnostics ERROR, nothing published, a retry every
-  ``reconnect_period``; no valid frame for ``read_timeout``: link down (ERROR), nothing published
-  and nothing sent, so the device goes safe by its own timeout. A CRC-valid state frame with a
-  NaN/inf or an implausible value — position outside ``[x_min, x_max]`` widened by
-  ``plausible_position_margin``, |velocity|, |force|, |motor_force| or |acceleration| beyond
-  ``plausible_velocity``, ``plausible_force``, ``plausible_acceleration`` — is rejected like a
-  corrupted one: counted as a value error, logged, WARN in diagnostics naming the field and value,
-  never published (docs/serial_protocol.md).
-
-Sync (``sim``):
-
-* ``realtime`` — a steady-clock timer at ``rate``. The simulated time follows the wall clock:
-  a late tick runs the missed cycles (physics with the current command, only the newest state
-  published; counted as overruns/missed cycles); more than 50 ms behind, the simulation skips
-  ahead instead (counted as a re-anchor). Stamps are the start wall time + k/rate, so the
-  stage time maps to the wall clock and the stamps are regular.
-* ``lockstep`` — deterministic, for functional tests on a loaded machine. At start the node waits
-  (up to ``lockstep_wait``) until a controller is there: one node that subscribes to
-  ``joint_states`` or ``wrench`` and publishes on a command topic, then 0.25 s for discovery to
-  settle (the controller must also have matched the stage's publisher). Then: state 0 (the stage at
-  rest, t = 0) is published with stamp ``start_time`` (wall time at that moment); after publishing
-  state k, the **first valid command received after that publish** steps the stage one cycle with
-  it and state k+1 is published, stamp ``start_time + (k+1)/rate``; if no valid command arrives
-  within ``lockstep_timeout`` (s, wall time), the stage steps with the last command (subject to
-  ``command_timeout`` in stage time) and the step is counted as a lockstep timeout. Commands
-  received before state 0 only set the command; rejected commands do not release a step; a
-  second command after one state releases the next step (a controller should answer each state
-  once). k commands after state 0 → exactly states 1..k.
-
-``duration`` > 0: when the stage time reaches it, the node publishes that last state, logs, and
-``main`` exits 0 (launch files use ``on_exit="shutdown"`` for fixed-length runs).
-
-``hand_start``: ``immediately`` — the hand script runs from stage time 0;
-``first_command`` — the hand script's clock starts at the first valid command the stage
-receives (the hand stays off until then), and so does the ``duration`` count: the scripted
-operator only pushes once a controller drives the stage (e.g. a renderer that waits for an
-identified law), however long that takes. Serial: the device runs its own hand (the emulator's
-``--hand-start first_command`` is the same rule on the device side); here only the ``duration``
-count waits for the first command.
-
-Serial stamps: device time mapped to the wall clock with the smallest observed receive latency
-(re-estimated every 1000 frames, so device clock drift is followed); stamps never go backwards,
-also across reconnects.
+Every cycle it publishes ``accelerometer``, ``joint_states`` and ``wrench`` (the force the
+object/operator applies to the stage at the load cell, +x), sim only ``~/hand_force``; it takes
+``effort_controller/commands`` and ``position_controller/commands`` (the latest valid command
+wins; older than ``command_timeout``: zero force). Backends: ``sim``
+(:class:`fric_core.haptics.stage.HapticStageSim`, paced ``realtime`` by a steady timer or in
+``lockstep`` with a controller) and ``serial`` (a device speaking docs/serial_protocol.md through
+:class:`fric_nodes.hardware.serial_link.SerialLink`, whose frames pace the node). State groups,
+counters and /diagnostics: :mod:`fric_nodes.stage_diagnostics`; markers:
+:mod:`fric_nodes.stage_markers`.
 """
 
 from __future__ import annotations
@@ -105,16 +20,15 @@ import math
 import sys
 import time
 
-from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from geometry_msgs.msg import Point, WrenchStamped
+from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import ColorRGBA, Float64, Float64MultiArray
-from visualization_msgs.msg import Marker, MarkerArray
+from std_msgs.msg import Float64, Float64MultiArray
+from visualization_msgs.msg import MarkerArray
 
 from fric_core.haptics.stage import StageReading
 from fric_interfaces import names, qos
@@ -123,15 +37,18 @@ from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, cycle_steps, validate
 from fric_nodes.builders import build_sim
 
-from ._node_util import (Housekeeping, Ring, declare_params, run_node, sleep_ok, status,
-                         unused_overrides)
+from ._node_util import (Housekeeping, RejectLog, Ring, declare_params, run_node, sleep_ok,
+                         status, unused_overrides, wall_clock_ns)
+from .hardware.device_timeline import DeviceTimeline
 from .hardware.serial_link import SerialLink, state_limits
 from .hardware.stage_protocol import Mode
+from .stage_diagnostics import (MODE_NAMES, CommandState, LockstepState, RealtimeState, Stats,
+                                stage_status, summary)
+from .stage_markers import StageMarkers
 
 __all__ = ["HapticStage", "SerialLink", "state_limits", "shutdown", "main"]
 
 IDLE, FORCE, POSITION = int(Mode.IDLE), int(Mode.FORCE), int(Mode.POSITION)
-_MODE_NAMES = {IDLE: "idle", FORCE: "force", POSITION: "position"}
 _MAX_LAG_S = 0.05  # realtime sim: further behind than this, skip ahead instead of catching up
 _SETTLE_S = 0.25  # lockstep start: discovery settling after the controller is seen
 _EPOCH_WINDOW = 1000  # serial: frames per re-estimate of the device-to-wall offset
@@ -142,10 +59,9 @@ def _reason_of(err: InputError) -> str:
     return "non_finite" if "non-finite" in err.reason else "wrong_length"
 
 
-# ==================================================================================== node
 class HapticStage(Node):
-    """The haptic stage hardware node (see the module docstring). ``kwargs`` go to ``Node``
-    (e.g. ``parameter_overrides``, ``namespace``)."""
+    """The haptic stage node (docs/haptic_stage.md). ``kwargs`` go to ``Node`` (e.g.
+    ``parameter_overrides``, ``namespace``)."""
 
     def __init__(self, node_name: str = names.HAPTIC_STAGE, **kwargs):
         super().__init__(node_name, **kwargs)
@@ -165,8 +81,7 @@ class HapticStage(Node):
         unused = unused_overrides(self, self._specs)
         if unused:
             self.get_logger().warning(f"ignoring unknown parameters {unused}")
-        self._backend = values["backend"]
-        self._sim_backend = self._backend == "sim"
+        self._sim_backend = values["backend"] == "sim"
         self._lockstep = values["sync"] == "lockstep"
         self._joint = values["joint_name"]
         self._rate = float(values["rate"])
@@ -174,66 +89,25 @@ class HapticStage(Node):
         self._duration_ns = int(round(values["duration"] * 1e9))
         self._x_min, self._x_max = float(values["x_min"]), float(values["x_max"])
         self._max_force = float(values["max_force"])
-        self._over_limit = 0  # effort commands beyond max_force (accepted, saturated)
-        self._apply_live(values)
 
-        use_sim = bool(self.get_parameter("use_sim_time").value)
-        self._wall_ns = (lambda: self.get_clock().now().nanoseconds) if use_sim else time.time_ns
+        self._wall_ns = wall_clock_ns(self)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
 
-        # state
+        # state (docs/haptic_stage.md; the groups: stage_diagnostics)
         self.finished = False  # duration reached: main exits
         self._k = 0  # cycles run (sim), published states (serial)
-        self._stage_ns = 0  # stage time of the last published state
         self._epoch_ns = None  # stamp = epoch + k * period (sim)
         self._last_stamp = -1
-        self._published = 0
-        self._published_period = 0
-        self._cmd = (IDLE, 0.0, 0)  # (mode, value, time: monotonic ns or cycle index)
-        self._cmd_seen = False
-        self._cmd_timed_out = False
-        self._cmd_timeouts = 0
-        self._accepted = 0
-        self._rejected: dict[str, int] = {}
-        self._rejected_last: dict[str, str] = {}
-        self._rejected_period = 0
-        self._rejected_latest = ""
-        self._rejected_states = 0  # non-finite states not published (never expected)
-        self._sat_total = self._sat_period = 0
-        self._lim_total = self._lim_period = 0
         self._last = None  # last published reading (StageReading, or StateFrame)
-        self._last_mode = IDLE
+        self._run_base_ns = 0  # stage time the duration counts from (None: hand_start waits)
         self._diag_mono = time.monotonic()
-        self._run_base_ns = 0  # stage time the duration counts from (hand_start)
-        # realtime sim
-        self._t0 = None
-        self._overruns = self._missed = self._reanchors = 0
-        self._overruns_period = 0
-        self._cycle_time = Ring(4096)
-        self._max_catchup = max(1, int(_MAX_LAG_S * self._rate))
-        # lockstep
-        self._ls_started = False
-        self._ls_waiting = False
-        self._ls_pub_mono = 0
-        self._ls_seen_mono = None
-        self._ls_wait_start = time.monotonic()
-        self._ls_timeouts = 0
-        self._ls_steps = 0
-        # serial
-        self._conn_id = -1
-        self._dev_base_ns = 0  # stage time at the first frame of the current connection
-        self._dev_t0_ns = None  # device time of that frame
-        self._off_ns = None  # wall - device time offset
-        self._off_win = None
-        self._off_count = 0
-        self._skipped = 0
-        self._late = 0
-        self._late_first = None  # stage time of the first late cycle
-        self._prev_seq = None
-        self._dev_timeouts = self._dev_rx_errors = self._dev_faults = 0
-        self._dev_flags = 0
-        self._value_errors_seen = 0  # diagnostics: value errors up to the previous period
-        self._thread_errors_seen = 0  # diagnostics: serial thread errors up to the last period
+        self._cmd = CommandState()
+        self._rejects = RejectLog(self.get_logger(), "command")
+        self._stats = Stats()
+        self._rt = RealtimeState(max_catchup=max(1, int(_MAX_LAG_S * self._rate)))
+        self._ls = LockstepState()
+        self._dev = DeviceTimeline(self._period_ns, _EPOCH_WINDOW)
+        self._apply_live(values)
 
         # messages (reused every cycle)
         js = self._js = JointState()
@@ -257,8 +131,6 @@ class HapticStage(Node):
             for m in notes:
                 self.get_logger().warning(f"design: {m}")
             self._spc = cycle_steps(self._rate, values["sim_dt"])
-            self._hand = self._sim.hand
-            self._has_tool = self._sim.has_tool
             # accelerometer noise variance (sim: known)
             imu.linear_acceleration_covariance[0] = float(values["accel_noise"]) ** 2
         # hand_start first_command: the hand (and the duration count) wait for a command
@@ -282,7 +154,10 @@ class HapticStage(Node):
                                                  self._on_effort, qos.CONTROL_SUB)
         self._pos_sub = self.create_subscription(Float64MultiArray, names.POSITION_COMMANDS,
                                                  self._on_position, qos.CONTROL_SUB)
-        self._markers = self._make_markers()
+        hand = (self._sim.hand or self._hand_pending) if self._sim_backend else None
+        self._markers = StageMarkers(self._x_min, self._x_max,
+                                     hand.location if hand is not None else None,
+                                     self._sim_backend and self._sim.has_tool)
         # markers/diagnostics run in the slack after a command arrived (see Housekeeping)
         self._housekeeping = Housekeeping()
         self.create_timer(1.0 / values["marker_rate"],
@@ -320,14 +195,13 @@ class HapticStage(Node):
         """The lockstep check (start-up wait, timeout): a fifth of the timeout, at most 50 ms."""
         if self._tick_timer is not None:
             self.destroy_timer(self._tick_timer)
-        self._tick_timer = self.create_timer(min(0.05, self._ls_timeout_ns * 0.2e-9),
+        self._tick_timer = self.create_timer(min(0.05, self._ls.timeout_ns * 0.2e-9),
                                              self._on_lockstep_check, clock=self._steady)
 
     def _apply_live(self, values: dict) -> None:
-        self._cmd_timeout_ns = int(round(values["command_timeout"] * 1e9))
-        # lockstep: command age in cycles beyond which it is dropped
-        self._cmd_timeout_cycles = int(values["command_timeout"] * self._rate + 1e-9)
-        self._ls_timeout_ns = int(round(values["lockstep_timeout"] * 1e9))
+        self._cmd.timeout_ns = int(round(values["command_timeout"] * 1e9))
+        self._cmd.timeout_cycles = int(values["command_timeout"] * self._rate + 1e-9)
+        self._ls.timeout_ns = int(round(values["lockstep_timeout"] * 1e9))
 
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         for p in params:
@@ -363,41 +237,44 @@ class HapticStage(Node):
         try:
             value = float(self._reader.read(msg)[0])
         except InputError as e:
-            self._reject(_reason_of(e), f"{topic}: {e}")
+            self._rejects.add(_reason_of(e), f"{topic}: {e}")
             return
+        cmd = self._cmd
         if mode == POSITION:
             if not self._x_min <= value <= self._x_max:
-                self._reject("out_of_travel", f"{topic}: data[0] = {value!r} m is outside the "
-                             f"travel [x_min, x_max] = [{self._x_min:g}, {self._x_max:g}] m")
+                self._rejects.add("out_of_travel", f"{topic}: data[0] = {value!r} m is outside "
+                                  f"the travel [x_min, x_max] = [{self._x_min:g}, "
+                                  f"{self._x_max:g}] m")
                 return
         elif self._sim_backend and not -self._max_force <= value <= self._max_force:
-            self._over_limit += 1
+            cmd.over_limit += 1
             self.get_logger().warning(
                 f"{topic}: data[0] = {value!r} N is beyond max_force {self._max_force:g} N: "
                 "the motor saturates at the limit", throttle_duration_sec=1.0)
-        self._accepted += 1
-        self._cmd_seen = True
-        self._cmd_timed_out = False
+        cmd.accepted += 1
+        cmd.seen = True
+        cmd.timed_out = False
         if self._run_base_ns is None:
             self._start_run_clock()
         if self._lockstep:
-            self._cmd = (mode, value, self._k)
-            if self._ls_waiting:
+            cmd.latest = (mode, value, self._k)
+            if self._ls.waiting:
                 self._lockstep_step(timeout=False)
         else:
-            self._cmd = (mode, value, time.monotonic_ns())
+            cmd.latest = (mode, value, time.monotonic_ns())
             link = self._link
             if link is not None and not self.finished and not link.quiet:
                 link.send(mode, value)  # at once: the device applies it in its next cycle
-                self._last_mode = mode
+                cmd.applied = mode
         self._housekeeping.after_output()
 
     def _start_run_clock(self) -> None:
         """hand_start first_command: the hand script (sim) and the duration start now."""
         sim = self._sim
         if sim is None:  # serial: the device runs its own hand; the duration counts from here
-            self._run_base_ns = self._stage_ns
-            self.get_logger().info(f"first command at stage time {self._stage_ns * 1e-9:.3f} s"
+            stage_ns = self._stats.stage_ns
+            self._run_base_ns = stage_ns
+            self.get_logger().info(f"first command at stage time {stage_ns * 1e-9:.3f} s"
                                    + (f": duration {self._duration_ns * 1e-9:g} s from now"
                                       if self._duration_ns else ""))
             return
@@ -416,22 +293,16 @@ class HapticStage(Node):
         return bool(self._duration_ns) and base is not None and \
             stage_ns - base >= self._duration_ns
 
-    def _reject(self, reason: str, text: str) -> None:
-        self._rejected[reason] = self._rejected.get(reason, 0) + 1
-        self._rejected_last[reason] = text
-        self._rejected_latest = text
-        self._rejected_period += 1
-        self.get_logger().warning(f"rejected command: {text}", throttle_duration_sec=1.0)
-
     def _current(self, age: int, limit: int) -> tuple[int, float]:
         """The command to apply: (mode, value); zero force when older than the timeout."""
-        mode, value, _ = self._cmd
+        cmd = self._cmd
+        mode, value, _ = cmd.latest
         if mode == IDLE:
             return IDLE, 0.0
         if age > limit:
-            if not self._cmd_timed_out:
-                self._cmd_timed_out = True
-                self._cmd_timeouts += 1
+            if not cmd.timed_out:
+                cmd.timed_out = True
+                cmd.timeouts += 1
                 self.get_logger().warning(
                     f"command timeout: no valid command for {self._values['command_timeout']:g}"
                     " s: zero motor force")
@@ -441,7 +312,8 @@ class HapticStage(Node):
     @property
     def command(self) -> tuple[str, float, bool]:
         """(mode name, value, timed out) of the stored command."""
-        return _MODE_NAMES[self._cmd[0]], self._cmd[1], self._cmd_timed_out
+        cmd = self._cmd
+        return MODE_NAMES[cmd.latest[0]], cmd.latest[1], cmd.timed_out
 
     # ------------------------------------------------------------------ sim cycles
     def _sim_cycle(self, mode: int, value: float) -> StageReading:
@@ -460,7 +332,7 @@ class HapticStage(Node):
         if sat != r.saturated or lim != r.at_limit:
             r = r._replace(saturated=sat, at_limit=lim)
         self._k += 1
-        self._last_mode = mode
+        self._cmd.applied = mode
         return r
 
     def _rest_reading(self) -> StageReading:
@@ -480,7 +352,9 @@ class HapticStage(Node):
         non-finite."""
         if not (math.isfinite(position) and math.isfinite(velocity) and math.isfinite(force)
                 and math.isfinite(accel)):
-            self._reject_state(position, velocity, force, accel)
+            self._stats.bad_states += 1
+            self.get_logger().error(f"non-finite state {(position, velocity, force, accel)}: "
+                                    "not published", throttle_duration_sec=1.0)
             return False
         if stamp_ns <= self._last_stamp:
             stamp_ns = self._last_stamp + 1
@@ -507,27 +381,15 @@ class HapticStage(Node):
         if hand is not None:
             self._hand_msg.data = hand
             self._hand_pub.publish(self._hand_msg)
-        self._published += 1
-        self._published_period += 1
-        if sat:
-            self._sat_total += 1
-            self._sat_period += 1
-        if lim:
-            self._lim_total += 1
-            self._lim_period += 1
+        self._stats.count(sat, lim)
         return True
-
-    def _reject_state(self, *vals) -> None:
-        self._rejected_states += 1
-        self.get_logger().error(f"non-finite state {vals}: not published",
-                                throttle_duration_sec=1.0)
 
     def _publish_reading(self, r: StageReading) -> None:
         self._last = r
-        self._stage_ns = self._k * self._period_ns
-        self._publish(self._epoch_ns + self._stage_ns, r.position, r.velocity, -r.force,
+        stage_ns = self._stats.stage_ns = self._k * self._period_ns
+        self._publish(self._epoch_ns + stage_ns, r.position, r.velocity, -r.force,
                       r.acceleration, r.hand_force, r.saturated, r.at_limit)
-        if self._duration_reached(self._stage_ns):
+        if self._duration_reached(stage_ns):
             self._finish()
 
     def _finish(self) -> None:
@@ -537,7 +399,7 @@ class HapticStage(Node):
         if self._tick_timer is not None:
             self._tick_timer.cancel()
         self.get_logger().info(f"duration {self._duration_ns * 1e-9:g} s of stage time reached "
-                               f"({self._published} states published): stopping")
+                               f"({self._stats.published} states published): stopping")
 
     # realtime
     def _on_tick(self) -> None:
@@ -545,62 +407,64 @@ class HapticStage(Node):
             return
         start = time.monotonic_ns()
         P = self._period_ns
-        if self._t0 is None:
-            self._t0 = start - P
+        rt = self._rt
+        if rt.t0 is None:
+            rt.t0 = start - P
             self._epoch_ns = self._wall_ns() - P
             n = 1
         else:
-            n = (start - self._t0 + P // 2) // P - self._k
+            n = (start - rt.t0 + P // 2) // P - self._k
             if n < 1:
                 n = 1
             elif n > 1:
-                if n > self._max_catchup:
+                if n > rt.max_catchup:
                     skip = n - 1
-                    self._t0 += skip * P
+                    rt.t0 += skip * P
                     self._epoch_ns += skip * P
-                    self._reanchors += 1
+                    rt.reanchors += 1
                     self.get_logger().warning(
                         f"servo loop {skip * P * 1e-6:.1f} ms behind: simulation skips ahead",
                         throttle_duration_sec=1.0)
                     n = 1
                 else:
-                    self._overruns += 1
-                    self._overruns_period += 1
-                    self._missed += n - 1
-        mode, value, t = self._cmd
+                    rt.overruns += 1
+                    rt.overruns_period += 1
+                    rt.missed += n - 1
+        mode, value, t = self._cmd.latest
         r = None
         for _ in range(n):
             if mode != IDLE:
-                mode, value = self._current(start - t, self._cmd_timeout_ns)
+                mode, value = self._current(start - t, self._cmd.timeout_ns)
             r = self._sim_cycle(mode, value)
             if self._duration_reached(self._k * P):
                 break
         self._publish_reading(r)
-        self._cycle_time.add((time.monotonic_ns() - start) * 1e-9)
+        rt.cycle_time.add((time.monotonic_ns() - start) * 1e-9)
 
     # lockstep
     def _lockstep_begin(self) -> None:
-        self._ls_started = True
+        self._ls.started = True
         self._epoch_ns = self._wall_ns()
         r = self._rest_reading()
         self._publish_reading(r)
-        self._ls_waiting = True
-        self._ls_pub_mono = time.monotonic_ns()
+        self._ls.waiting = True
+        self._ls.pub_mono = time.monotonic_ns()
         self.get_logger().info("lockstep: state 0 published, stepping on commands")
 
     def _lockstep_step(self, timeout: bool) -> None:
-        self._ls_waiting = False
-        mode, value, k_cmd = self._cmd
+        ls = self._ls
+        ls.waiting = False
+        mode, value, k_cmd = self._cmd.latest
         if mode != IDLE:
-            mode, value = self._current(self._k - k_cmd, self._cmd_timeout_cycles)
+            mode, value = self._current(self._k - k_cmd, self._cmd.timeout_cycles)
         if timeout:
-            self._ls_timeouts += 1
-        self._ls_steps += 1
+            ls.timeouts += 1
+        ls.steps += 1
         r = self._sim_cycle(mode, value)
         self._publish_reading(r)
         if not self.finished:
-            self._ls_waiting = True
-            self._ls_pub_mono = time.monotonic_ns()
+            ls.waiting = True
+            ls.pub_mono = time.monotonic_ns()
 
     def _controller_present(self) -> bool:
         """A controller is there: one node both publishes on a command topic and subscribes to
@@ -620,22 +484,23 @@ class HapticStage(Node):
     def _on_lockstep_check(self) -> None:
         if self.finished:
             return
+        ls = self._ls
         now = time.monotonic()
-        if not self._ls_started:
+        if not ls.started:
             ready = self._controller_present()
-            if ready and self._ls_seen_mono is None:
-                self._ls_seen_mono = now
-            if ((ready and now - self._ls_seen_mono >= _SETTLE_S)
-                    or now - self._ls_wait_start >= self._values["lockstep_wait"]):
+            if ready and ls.seen_mono is None:
+                ls.seen_mono = now
+            if ((ready and now - ls.seen_mono >= _SETTLE_S)
+                    or now - ls.wait_start >= self._values["lockstep_wait"]):
                 if not ready:
                     self.get_logger().warning(
                         f"lockstep: no controller after {self._values['lockstep_wait']:g} s; "
                         "starting without one (steps every lockstep_timeout)")
                 self._lockstep_begin()
             return
-        if self._ls_waiting and time.monotonic_ns() - self._ls_pub_mono > self._ls_timeout_ns:
+        if ls.waiting and time.monotonic_ns() - ls.pub_mono > ls.timeout_ns:
             self.get_logger().warning(
-                f"lockstep: no command within {self._ls_timeout_ns * 1e-9:g} s: stepping with "
+                f"lockstep: no command within {ls.timeout_ns * 1e-9:g} s: stepping with "
                 "the last command", throttle_duration_sec=1.0)
             self._lockstep_step(timeout=True)
 
@@ -645,85 +510,36 @@ class HapticStage(Node):
         as keep-alive if none was sent this cycle."""
         if self.finished:
             return IDLE, 0.0
-        link = self._link
-        f = frames[-1]
-        self._skipped += len(frames) - 1
-        t_dev = round(f.time * 1e6) * 1000
-        if link.opens != self._conn_id:  # first frame of a (re)connection
-            self._conn_id = link.opens
-            self._dev_base_ns = (self._stage_ns + self._period_ns) if self._published else 0
-            self._dev_t0_ns = t_dev
-            self._off_ns = None
-            self._prev_seq = None
-        stage_ns = self._dev_base_ns + t_dev - self._dev_t0_ns
-        # device time -> wall clock: smallest receive latency, re-estimated per window
-        off = rx_wall - t_dev
-        if self._off_ns is None:
-            self._off_ns = self._off_win = off
-            self._off_count = 0
-        else:
-            if off < self._off_ns:
-                self._off_ns = off
-            if off < self._off_win:
-                self._off_win = off
-            self._off_count += 1
-            if self._off_count >= _EPOCH_WINDOW:
-                self._off_ns, self._off_win, self._off_count = self._off_win, off, 0
-        # Late cycles, while commanding: device cycles that did not apply the controller's
-        # answer to the state just before them. The answer to the previously published state
-        # should be applied in the next cycle; frames the controller never saw (skipped in a
-        # backlog, or lost) had no answer, so each of them makes one more late cycle.
-        if self._prev_seq is not None and self._cmd[0] != IDLE and not self._cmd_timed_out:
-            gap = (f.seq - self._prev_seq) & 0xFFFFFFFF
-            if 0 < gap < 0x80000000:
-                late = gap - 1
-                if answer is None or 0 < ((answer - f.ack) & 0xFFFFFFFF) < 0x80000000:
-                    late += 1
-                if late:
-                    self._late += late
-                    if self._late_first is None:
-                        self._late_first = stage_ns
+        link, cmd, stats = self._link, self._cmd, self._stats
+        f, stage_ns, stamp_ns = self._dev.take(
+            frames, link.opens, rx_wall, stats.stage_ns, stats.published > 0, answer,
+            commanding=cmd.latest[0] != IDLE and not cmd.timed_out)
         link.ack_rtt(f.ack, rx_mono)
-        self._prev_seq = f.seq
-        st = f.status
-        if f.timeout:
-            self._dev_timeouts += 1
-        if f.rx_error:
-            self._dev_rx_errors += 1
-        if f.fault:
-            self._dev_faults += 1
-        self._dev_flags = st
         self._last = f
-        self._stage_ns = stage_ns
+        stats.stage_ns = stage_ns
         self._k += 1
-        self._publish(self._off_ns + t_dev, f.position, f.velocity, -f.force, f.acceleration,
-                      None, f.saturated, f.at_limit)
+        self._publish(stamp_ns, f.position, f.velocity, -f.force, f.acceleration, None,
+                      f.saturated, f.at_limit)
         if self._duration_reached(stage_ns):
             self._finish()
             return IDLE, 0.0
-        mode, value, t = self._cmd
+        mode, value, t = cmd.latest
         if mode != IDLE:
-            mode, value = self._current(rx_mono - t, self._cmd_timeout_ns)
-        self._last_mode = mode
+            mode, value = self._current(rx_mono - t, cmd.timeout_ns)
+        cmd.applied = mode
         return mode, value
 
     # ------------------------------------------------------------------ shutdown
+    def _groups(self) -> dict:
+        """The pacing and backend state for stage_diagnostics (the ones this node runs)."""
+        sim = self._sim_backend
+        return dict(realtime=self._rt if sim and not self._lockstep else None,
+                    lockstep=self._ls if sim and self._lockstep else None,
+                    link=self._link, device=self._dev if self._link is not None else None)
+
     def summary(self) -> str:
         """One line for the log: states published and the loop's timing counters."""
-        text = (f"{self._published} states in {self._stage_ns * 1e-9:.3f} s of stage time, "
-                f"{self._accepted} commands accepted, "
-                f"{sum(self._rejected.values())} rejected, {self._cmd_timeouts} command timeouts")
-        if self._sim_backend and self._lockstep:
-            text += f", {self._ls_timeouts} lockstep timeouts"
-        elif self._sim_backend:
-            text += (f", {self._overruns} overruns ({self._missed} cycles caught up), "
-                     f"{self._reanchors} re-anchors")
-        elif self._link is not None:
-            ds = self._link.decoder.stats
-            text += (f", frames {ds.frames}, lost {ds.lost_frames}, crc errors {ds.crc_errors}, "
-                     f"resyncs {self._link.resyncs}, reconnects {self._link.reconnects}, "
-                     f"late cycles {self._late}")
-        return text
+        return summary(self._stats, self._cmd, self._rejects, **self._groups())
 
     def stop(self) -> None:
         """Final actions before destruction: a last diagnostics message; serial → an IDLE
@@ -746,222 +562,24 @@ class HapticStage(Node):
             self._link.stop(idle=True)  # idempotent
         return super().destroy_node()
 
-    # ------------------------------------------------------------------ markers
-    def _make_markers(self) -> MarkerArray:
-        arr = MarkerArray()
-        life = Duration(sec=0, nanosec=500_000_000)
-
-        def mk(ns, i, typ, rgba, scale):
-            m = Marker(ns=ns, id=i, type=typ, action=Marker.ADD)
-            m.pose.orientation.w = 1.0
-            m.scale.x, m.scale.y, m.scale.z = scale
-            m.color = ColorRGBA(r=rgba[0], g=rgba[1], b=rgba[2], a=rgba[3])
-            m.lifetime = life
-            return m
-
-        self._m_carriage = mk("carriage", 0, Marker.CUBE, (0.6, 0.6, 0.65, 1.0),
-                              (0.02, 0.03, 0.02))
-        self._m_block = mk("sample", 0, Marker.CUBE, (0.8, 0.5, 0.2, 1.0), (0.02, 0.025, 0.015))
-        self._m_arrow = mk("force", 0, Marker.ARROW, (0.1, 0.8, 0.2, 1.0), (0.004, 0.008, 0.008))
-        self._m_arrow.points = [Point(), Point()]
-        limits = mk("travel_limits", 0, Marker.LINE_LIST, (0.9, 0.1, 0.1, 1.0),
-                    (0.001, 0.0, 0.0))
-        limits.points = [Point(x=x, y=y) for x in (self._x_min, self._x_max)
-                         for y in (-0.03, 0.03)]
-        self._m_text = mk("label", 0, Marker.TEXT_VIEW_FACING, (1.0, 1.0, 1.0, 1.0),
-                          (0.0, 0.0, 0.008))
-        self._m_text.pose.position.z = 0.03
-        arr.markers = [self._m_carriage, self._m_arrow, limits, self._m_text]
-        if self._sim_backend and self._has_tool:
-            arr.markers.insert(1, self._m_block)
-        return arr
-
+    # ------------------------------------------------------------------ markers, diagnostics
     def _on_markers(self) -> None:
         if self._marker_pub.get_subscription_count() == 0 or self._last is None:
             return
-        last = self._last
-        frame = self._values["marker_frame"]
-        stamp = self.get_clock().now().to_msg()
-        for m in self._markers.markers:
-            m.header.frame_id = frame
-            m.header.stamp = stamp
-        x = float(last.position)
-        lc = -float(last.force)  # force of the object/operator on the stage
-        self._m_carriage.pose.position.x = x
-        a = self._m_arrow
-        if self._sim_backend and self._hand is not None:
-            # the hand's force, drawn where it pushes (carriage, or the tool side)
-            h = float(last.hand_force)
-            at = float(last.tool_position) if self._hand.location == "tool" else x
-            a.points[0].x, a.points[1].x = at - 0.002 * h, at
-            a.ns = "hand_force"
-            label = f"hand {h:+.2f} N"
-        else:
-            a.points[0].x, a.points[1].x = x, x + 0.002 * lc
-            a.ns = "load_cell_force"
-            label = f"load cell {lc:+.2f} N"
-        if self._sim_backend and self._has_tool:
-            self._m_block.pose.position.x = float(last.tool_position) + 0.02
-        self._m_text.pose.position.x = x
-        self._m_text.text = f"{self._joint}: x {x * 1e3:+.2f} mm, v {last.velocity:+.3f} m/s, " \
-                            f"{label}"
-        self._marker_pub.publish(self._markers)
+        self._markers.update(self.get_clock().now().to_msg(), self._values["marker_frame"],
+                             self._joint, self._last)
+        self._marker_pub.publish(self._markers.array)
 
-    # ------------------------------------------------------------------ diagnostics
     def diagnostic_status(self) -> DiagnosticStatus:
-        """The stage's status (published on /diagnostics); resets the per-period counters."""
+        """The stage's status (published on /diagnostics); starts the next period."""
         now = time.monotonic()
         elapsed = max(now - self._diag_mono, 1e-9)
         self._diag_mono = now
-        rate = self._published_period / elapsed
-        v = self._values
-        kv = [("backend", self._backend), ("sync", v["sync"]), ("joint", self._joint),
-              ("rate [Hz]", f"{rate:.1f}"), ("expected rate [Hz]", f"{self._rate:g}"),
-              ("states published", str(self._published)),
-              ("stage time [s]", f"{self._stage_ns * 1e-9:.3f}")]
-        problems: list[str] = []
-        level = DiagnosticStatus.OK
-        ok_msg = "running"
-
-        def worse(lvl, text):
-            nonlocal level
-            level = max(level, lvl)
-            problems.append(text)
-
-        # backend-specific
-        if self._sim_backend:
-            s = self._sim
-            kv += [("sample", v["sample"]), ("hand", v["hand_script"] or "none"),
-                   ("hand location", v["hand_location"]),
-                   ("hand start", v["hand_start"] if self._run_base_ns is not None
-                    else "waiting for the first command"),
-                   ("carriage friction", str(v["carriage_friction"])),
-                   ("physics steps per cycle", f"{self._spc} x {v['sim_dt']:g} s"),
-                   ("solver unconverged steps", str(s.solver_unconverged))]
-            if self._lockstep:
-                kv += [("lockstep steps", str(self._ls_steps)),
-                       ("lockstep timeouts", str(self._ls_timeouts)),
-                       ("lockstep timeout [s]", f"{self._ls_timeout_ns * 1e-9:g}")]
-                if not self._ls_started:
-                    worse(DiagnosticStatus.WARN, "lockstep: waiting for a controller "
-                          "(joint_states subscriber and command publisher)")
-                ok_msg = "lockstep"
-            else:
-                ct = self._cycle_time.percentiles()
-                kv += [("cycle overruns", str(self._overruns)),
-                       ("cycle overruns this period", str(self._overruns_period)),
-                       ("missed cycles (caught up)", str(self._missed)),
-                       ("re-anchors (fell > 50 ms behind)", str(self._reanchors))]
-                if ct:
-                    kv += [("cycle time p50 [ms]", f"{ct[0] * 1e3:.3f}"),
-                           ("cycle time p99 [ms]", f"{ct[1] * 1e3:.3f}"),
-                           ("cycle time max [ms]", f"{ct[2] * 1e3:.3f}")]
-                self._cycle_time.clear()
-                if self._overruns_period:
-                    worse(DiagnosticStatus.WARN, f"{self._overruns_period} cycle overruns")
-                if (self._published_period >= 10 and not self.finished
-                        and abs(rate / self._rate - 1.0) > 0.1):
-                    worse(DiagnosticStatus.WARN, f"rate {rate:.0f} Hz below {self._rate:g} Hz")
-                ok_msg = "realtime"
-            ok_msg = f"sim, {ok_msg}"
-        else:
-            link = self._link
-            ds = link.decoder.stats if link is not None else None
-            if link is not None:
-                rtt = link.rtt.percentiles()
-                kv += [("port", link.port), ("link", link.state),
-                       ("connected", str(link.connected)), ("last error", link.error or "none"),
-                       ("frames", str(ds.frames)), ("lost frames", str(ds.lost_frames)),
-                       ("sequence gaps", str(ds.seq_gaps)), ("crc errors", str(ds.crc_errors)),
-                       ("length errors", str(ds.length_errors)),
-                       ("type errors", str(ds.type_errors)),
-                       ("value errors", str(ds.value_errors)),
-                       ("last value error", link.decoder.last_value_error or "none"),
-                       ("garbage bytes", str(ds.garbage_bytes)), ("resyncs", str(link.resyncs)),
-                       ("duplicates", str(ds.duplicates)),
-                       ("sequence resets", str(ds.seq_resets)),
-                       ("reconnects", str(link.reconnects)),
-                       ("open failures", str(link.open_failures)),
-                       ("disconnects", str(link.disconnects)),
-                       ("link silences", str(link.silences)),
-                       ("frames skipped (backlog)", str(self._skipped)),
-                       ("commands sent", str(link.commands_sent)),
-                       ("command write errors", str(link.write_errors)),
-                       ("serial thread errors", str(link.thread_errors)),
-                       ("late cycles", str(self._late)),
-                       ("first late cycle, stage time [s]",
-                        "none" if self._late_first is None else f"{self._late_first * 1e-9:.3f}"),
-                       ("keep-alive commands", str(link.keepalives)),
-                       ("device timeout frames", str(self._dev_timeouts)),
-                       ("device rx error frames", str(self._dev_rx_errors)),
-                       ("device fault frames", str(self._dev_faults))]
-                if rtt:
-                    kv += [("command round trip p50 [ms]", f"{rtt[0] * 1e3:.3f}"),
-                           ("command round trip p99 [ms]", f"{rtt[1] * 1e3:.3f}")]
-                link.rtt.clear()
-                new_values = ds.value_errors - self._value_errors_seen
-                self._value_errors_seen = ds.value_errors
-                if new_values:
-                    worse(DiagnosticStatus.WARN, f"{new_values} state frames with unusable "
-                          f"values rejected, last: {link.decoder.last_value_error}")
-                if link.thread_errors != self._thread_errors_seen:
-                    self._thread_errors_seen = link.thread_errors
-                    worse(DiagnosticStatus.ERROR, link.error)
-                if not link.connected:
-                    worse(DiagnosticStatus.ERROR, link.error or "serial port not open")
-                elif link.quiet:
-                    worse(DiagnosticStatus.ERROR, f"{link.port}: {link.state}")
-                elif self._dev_flags & 0x0040:
-                    worse(DiagnosticStatus.ERROR, "device FAULT (motor off)")
-                ok_msg = f"serial {link.port}, streaming"
-        # flags and commands (both backends)
-        kv.append(("accelerometer", names.ACCELEROMETER if self._imu_pub is not None
-                   else "not published"))
-        kv += [("saturated cycles", str(self._sat_total)),
-               ("saturated cycles this period", str(self._sat_period)),
-               ("end-stop cycles", str(self._lim_total)),
-               ("end-stop cycles this period", str(self._lim_period))]
-        if self._last is not None:
-            kv += [("saturated", str(bool(self._last.saturated))),
-                   ("at end stop", str(bool(self._last.at_limit))),
-                   ("position [m]", f"{self._last.position:+.6f}"),
-                   ("velocity [m/s]", f"{self._last.velocity:+.5f}"),
-                   ("load cell force on stage [N]", f"{-self._last.force:+.4f}")]
-            if self._sim_backend:
-                kv.append(("hand force [N]", f"{self._last.hand_force:+.4f}"))
-        if self._sat_period:
-            worse(DiagnosticStatus.WARN, f"motor force saturated ({self._sat_period} cycles, "
-                  f"max_force {v['max_force']:g} N)")
-        if self._lim_period:
-            worse(DiagnosticStatus.WARN, f"at an end stop ({self._lim_period} cycles)")
-        mode, value, _ = self._cmd
-        if not self._cmd_seen:
-            cstate = "none yet (idle)"
-        elif self._cmd_timed_out:
-            cstate = "timed out: zero force"
-            worse(DiagnosticStatus.WARN, f"command timeout ({v['command_timeout']:g} s): "
-                  "zero motor force")
-        else:
-            cstate = "ok"
-        kv += [("command", cstate), ("command mode", _MODE_NAMES[mode]),
-               ("command value", f"{value:+.6g}"), ("applied mode", _MODE_NAMES[self._last_mode]),
-               ("command timeout [s]", f"{v['command_timeout']:g}"),
-               ("command timeouts", str(self._cmd_timeouts)),
-               ("accepted commands", str(self._accepted)),
-               ("effort commands beyond max_force", str(self._over_limit)),
-               ("rejected commands", str(sum(self._rejected.values())))]
-        for reason in sorted(self._rejected):
-            kv += [(f"rejected {reason}", str(self._rejected[reason])),
-                   (f"rejected {reason} last", self._rejected_last[reason])]
-        if self._rejected_period:
-            worse(DiagnosticStatus.WARN, f"{self._rejected_period} rejected commands, last: "
-                  f"{self._rejected_latest}")
-        if self._rejected_states:
-            kv.append(("non-finite states dropped", str(self._rejected_states)))
-        if self.finished:
-            problems.insert(0, "finished (duration reached)")
-        self._published_period = self._overruns_period = self._rejected_period = 0
-        self._sat_period = self._lim_period = 0
+        level, problems, ok_msg, kv = stage_status(
+            self._values, self._stats, self._cmd, self._rejects, elapsed=elapsed,
+            last=self._last, finished=self.finished, hand_waiting=self._run_base_ns is None,
+            accelerometer=self._imu_pub is not None, sim=self._sim,
+            spc=self._spc if self._sim_backend else 0, **self._groups())
         return status(f"{self.get_fully_qualified_name()}: stage", self._joint, level, problems,
                       ok_msg, kv)
 

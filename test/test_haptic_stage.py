@@ -311,7 +311,7 @@ def test_lockstep_waits_for_one_node_that_listens_and_commands(world):
     assert spin_until(ex, lambda: node._js_pub.get_subscription_count() >= 1
                       and node._eff_sub.get_publisher_count() >= 1, timeout=5.0)
     spin_for(ex, 0.6)  # > settling time 0.25 s; lockstep checks every 10 ms
-    assert listener.states == [] and not node._ls_started
+    assert listener.states == [] and not node._ls.started
     controller = world.peer("stage_test_controller")  # listens and commands
     assert spin_until(ex, lambda: len(controller.states) == 1, timeout=5.0)
     assert len(listener.states) == 1
@@ -322,8 +322,8 @@ def test_live_parameters(ros):
     try:
         ok = node.set_parameters([Parameter("command_timeout", value=0.25),
                                   Parameter("lockstep_timeout", value=0.2)])
-        assert all(r.successful for r in ok) and node._cmd_timeout_ns == 250_000_000
-        assert node._cmd_timeout_cycles == 250  # at 1 kHz: 0.25 s of stage time
+        assert all(r.successful for r in ok) and node._cmd.timeout_ns == 250_000_000
+        assert node._cmd.timeout_cycles == 250  # at 1 kHz: 0.25 s of stage time
         for p in (Parameter("rate", value=500.0), Parameter("backend", value="serial"),
                   Parameter("command_timeout", value=-1.0)):
             assert not node.set_parameters([p])[0].successful, p.name

@@ -407,7 +407,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m fric_nodes.hardware.stage_emulator",
         description="Emulate the haptic stage device on a pseudo-terminal "
-                    "(protocol: docs/serial_protocol.md; physics: fric_core.stage).")
+                    "(protocol: docs/serial_protocol.md; physics: fric_core.haptics.stage).")
     ap.add_argument("--link", help="create this symlink to the pty (e.g. /tmp/fric_stage)")
     ap.add_argument("--rate", type=float, default=DEFAULT_RATE_HZ,
                     help="servo/state frame rate in Hz (default %(default)s)")

@@ -1,0 +1,82 @@
+"""The ``haptic_stage``'s RViz markers, built once and updated in place: the carriage, the sample
+block (sim, with a tool), the travel limits, an arrow for the force (the scripted hand's, or the
+load cell's) and a label."""
+
+from __future__ import annotations
+
+from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import Point
+from std_msgs.msg import ColorRGBA
+from visualization_msgs.msg import Marker, MarkerArray
+
+__all__ = ["StageMarkers"]
+
+_LIFE = Duration(sec=0, nanosec=500_000_000)
+
+
+def _marker(ns: str, kind: int, rgba, scale) -> Marker:
+    m = Marker(ns=ns, id=0, type=kind, action=Marker.ADD)
+    m.pose.orientation.w = 1.0
+    m.scale.x, m.scale.y, m.scale.z = scale
+    m.color = ColorRGBA(r=rgba[0], g=rgba[1], b=rgba[2], a=rgba[3])
+    m.lifetime = _LIFE
+    return m
+
+
+class StageMarkers:
+    """The stage's marker array, in :attr:`array`.
+
+    Parameters
+    ----------
+    x_min, x_max
+        The travel (m), drawn as two red lines.
+    hand_location
+        Where the scripted hand pushes (``"carriage"`` or ``"tool"``), or None (no hand: the
+        arrow shows the load-cell force).
+    tool
+        Whether a sample block beyond the load cell is drawn.
+    """
+
+    def __init__(self, x_min: float, x_max: float, hand_location: str | None, tool: bool):
+        self.hand_location = hand_location
+        self.tool = tool
+        self._carriage = _marker("carriage", Marker.CUBE, (0.6, 0.6, 0.65, 1.0),
+                                 (0.02, 0.03, 0.02))
+        self._block = _marker("sample", Marker.CUBE, (0.8, 0.5, 0.2, 1.0), (0.02, 0.025, 0.015))
+        self._arrow = _marker("force", Marker.ARROW, (0.1, 0.8, 0.2, 1.0), (0.004, 0.008, 0.008))
+        self._arrow.points = [Point(), Point()]
+        limits = _marker("travel_limits", Marker.LINE_LIST, (0.9, 0.1, 0.1, 1.0),
+                         (0.001, 0.0, 0.0))
+        limits.points = [Point(x=x, y=y) for x in (x_min, x_max) for y in (-0.03, 0.03)]
+        self._text = _marker("label", Marker.TEXT_VIEW_FACING, (1.0, 1.0, 1.0, 1.0),
+                             (0.0, 0.0, 0.008))
+        self._text.pose.position.z = 0.03
+        self.array = MarkerArray()
+        self.array.markers = [self._carriage, self._arrow, limits, self._text]
+        if tool:
+            self.array.markers.insert(1, self._block)
+
+    def update(self, stamp, frame: str, joint: str, last) -> None:
+        """Move the markers to the reading ``last`` (``StageReading`` or ``StateFrame``)."""
+        for m in self.array.markers:
+            m.header.frame_id = frame
+            m.header.stamp = stamp
+        x = float(last.position)
+        lc = -float(last.force)  # force of the object/operator on the stage
+        self._carriage.pose.position.x = x
+        a = self._arrow
+        if self.hand_location is not None:
+            # the hand's force, drawn where it pushes (carriage, or the tool side)
+            h = float(last.hand_force)
+            at = float(last.tool_position) if self.hand_location == "tool" else x
+            a.points[0].x, a.points[1].x = at - 0.002 * h, at
+            a.ns = "hand_force"
+            label = f"hand {h:+.2f} N"
+        else:
+            a.points[0].x, a.points[1].x = x, x + 0.002 * lc
+            a.ns = "load_cell_force"
+            label = f"load cell {lc:+.2f} N"
+        if self.tool:
+            self._block.pose.position.x = float(last.tool_position) + 0.02
+        self._text.pose.position.x = x
+        self._text.text = f"{joint}: x {x * 1e3:+.2f} mm, v {last.velocity:+.3f} m/s, {label}"
