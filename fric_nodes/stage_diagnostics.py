@@ -17,8 +17,8 @@ from .hardware.device_timeline import DeviceTimeline
 from .hardware.serial_link import SerialLink
 from .hardware.stage_protocol import Mode
 
-__all__ = ["CommandState", "RealtimeState", "LockstepState", "Stats", "MODE_NAMES",
-           "stage_status", "summary"]
+__all__ = ["CommandState", "RealtimeState", "LockstepState", "Stats", "MODE_NAMES", "OK", "WARN",
+           "ERROR", "stage_status", "summary"]
 
 IDLE = int(Mode.IDLE)
 MODE_NAMES = {int(Mode.IDLE): "idle", int(Mode.FORCE): "force", int(Mode.POSITION): "position"}
