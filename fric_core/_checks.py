@@ -1,4 +1,5 @@
-"""Parameter validation shared by the core: every bad value raises ``ValueError`` naming the field."""
+"""Parameter validation shared by the core: every bad value raises ``ValueError`` naming the
+field."""
 
 from __future__ import annotations
 

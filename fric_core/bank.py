@@ -64,7 +64,23 @@ class JointConfig:
 
 
 def joint_config(values: Mapping[str, Any], joint: str, element: str) -> JointConfig:
-    """Pick ``joint``'s parameters for ``element`` out of ``values`` (name -> value)."""
+    """Pick ``joint``'s parameters for ``element`` out of ``values``.
+
+    Parameters
+    ----------
+    values : mapping
+        Flat parameter values, ``"<joint>.<name>" -> value`` (``law``, the law's and the
+        element's parameters, ``mass``).
+    joint : str
+        The joint's name (the prefix).
+    element : str
+        An element name of :data:`ELEMENT_PARAMS`.
+
+    Returns
+    -------
+    JointConfig
+        The law name, its parameters and the element's as floats, and the device mass.
+    """
     law = values[f"{joint}.law"]
     if law not in LAWS:
         raise ValueError(f"{joint}.law: {law!r} is not one of {list(LAWS)}")
@@ -74,14 +90,44 @@ def joint_config(values: Mapping[str, Any], joint: str, element: str) -> JointCo
 
 
 def build_law(name: str, params: Mapping[str, Any]) -> FrictionLaw:
-    """The law ``name`` from its parameters (floats, or per-joint arrays)."""
+    """The law ``name`` from its parameters.
+
+    Parameters
+    ----------
+    name : str
+        A law name of :data:`LAWS`.
+    params : mapping
+        The law's parameters (:data:`LAW_PARAMS`): floats, or per-joint arrays.
+
+    Returns
+    -------
+    FrictionLaw
+        The law; ``ValueError`` naming the field for a bad value.
+    """
     cls, keys = LAWS[name]
     return cls(*(params[k] for k in keys))
 
 
 def build_element(element: str, params: Mapping[str, Any], law: FrictionLaw, dt: float):
     """The element from its parameters, with the core's design warnings silenced (the renderer
-    reports them through :func:`design_problems`)."""
+    reports them through :func:`design_problems`).
+
+    Parameters
+    ----------
+    element : str
+        An element name of :data:`ELEMENT_PARAMS`.
+    params : mapping
+        The element's parameters (``K``, ``B``, ``M`` as it needs): floats or per-joint arrays.
+    law : FrictionLaw
+        The law the element renders.
+    dt : float
+        The timestep T [s].
+
+    Returns
+    -------
+    element
+        A :mod:`fric_core.elements` element (models A–D).
+    """
     cls, keys = _ELEMENT_CLASSES[element]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FrictionDesignWarning)
@@ -97,6 +143,24 @@ def design_problems(element: str, el, law: FrictionLaw, mass: float = 0.0,
     static friction that diverges by eq. (63). Oscillatory but converging static friction is
     only a note: the paper's own Sec. V-B settings (K = 6000, B = 10) are underdamped for any
     device heavier than B²/(4K) = 4 g, and the user's hand supplies the damping.
+
+    Parameters
+    ----------
+    element : str
+        The element's name.
+    el : element
+        The built element (its ``Z``, ``K``, ``B``, ``dt``).
+    law : FrictionLaw
+        Its law.
+    mass : float
+        The device's moving mass [kg], 0 = unknown (no (63) check).
+    dt : float or None
+        The timestep for (63); None: the element's.
+
+    Returns
+    -------
+    problems, notes : list of str
+        What fails the design check, and advice.
     """
     problems = law_validity(law, el.Z).problems(law)
     notes = []

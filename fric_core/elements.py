@@ -224,7 +224,8 @@ class _Element:
 
     @property
     def shape(self) -> tuple:
-        """() for a scalar element, (n,) for a vector one (before the first step: as far as known)."""
+        """() for a scalar element, (n,) for a vector one (before the first step: as far as
+        known)."""
         return () if self._scalar else (self._n,)
 
 

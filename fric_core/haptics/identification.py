@@ -192,7 +192,8 @@ def _arrays(**named):
         out[name] = arr
     lens = {k: v.size for k, v in out.items()}
     if len(set(lens.values())) != 1:
-        raise ValueError("mismatched lengths: " + ", ".join(f"{k} has {n}" for k, n in lens.items()))
+        raise ValueError("mismatched lengths: "
+                         + ", ".join(f"{k} has {n}" for k, n in lens.items()))
     for name, arr in out.items():
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -483,8 +484,9 @@ def excitation(amplitude: float = 0.01, frequency: float = 2.0, duration: Option
     if not x_min < x_max:
         raise ValueError(f"x_min: must be < x_max, got {x_min!r} >= {x_max!r}")
     if center - amplitude < x_min or center + amplitude > x_max:
-        raise ValueError(f"amplitude: the stroke [{center - amplitude:.4g}, {center + amplitude:.4g}]"
-                         f" m leaves the travel [{x_min:.4g}, {x_max:.4g}] m")
+        raise ValueError(f"amplitude: the stroke [{center - amplitude:.4g}, "
+                         f"{center + amplitude:.4g}] m leaves the travel [{x_min:.4g}, "
+                         f"{x_max:.4g}] m")
     n_w = int(round(warmup / dt))
     n_r = int(round(duration / dt))
     t = np.arange(1, n_w + n_r + 1) * dt
@@ -495,7 +497,7 @@ def excitation(amplitude: float = 0.01, frequency: float = 2.0, duration: Option
     return Excitation(t, x, record, float(amplitude), float(frequency), float(center))
 
 
-# -- differentiation and accelerometer calibration ---------------------------------------------------
+# -- differentiation and accelerometer calibration ------------------------------------------------
 def central_difference(v, dt: float) -> np.ndarray:
     """Derivative of ``v`` by the 4-point central difference
     ``(v[k−2] − 8 v[k−1] + 8 v[k+1] − v[k+2]) / (12 dt)`` (fourth order); the two samples at

@@ -222,8 +222,8 @@ class Recording:
 
     def fit(self, method: str = "eiv", dv: float | None = None,
             noise: dict | None = None) -> FrictionFit:
-        """:func:`~fric_core.haptics.identification.fit_friction` on this run (eqs. 5/6 of paper 003)
-        with :meth:`acceleration` as the mass regressor (rows without one left out); ``noise``
+        """:func:`~fric_core.haptics.identification.fit_friction` on this run (eqs. 5/6 of paper
+        003) with :meth:`acceleration` as the mass regressor (rows without one left out); ``noise``
         entries override the recording's own ``noise`` (a variance neither gives is estimated
         from the data, leaving out the differences across gaps)."""
         known = {} if self.a is None else dict(self.noise or {})
@@ -256,11 +256,11 @@ def read_csv(path, columns: Mapping[str, str] | None = None) -> Recording:
     ``columns`` maps the names ``t, x, v, force, a`` to the file's column names. A comment
     ``# noise: accel=VAR vel=VAR`` before the header (:func:`write_csv` writes the variances the
     online fit used) sets :attr:`Recording.noise`, so a refit uses the same EIV correction.
-    ``force`` must be in paper 003's sign (the force the stage applies to the sample). ``a`` is optional unless
-    mapped. Other columns are ignored. ``ValueError`` naming the problem: missing column(s) (with
-    the file's columns), a cell that is not a number or is NaN/inf (line and column), a line with
-    the wrong number of cells, fewer than :data:`MIN_ROWS` rows; ``FileNotFoundError`` when the
-    file is absent.
+    ``force`` must be in paper 003's sign (the force the stage applies to the sample). ``a`` is
+    optional unless mapped. Other columns are ignored. ``ValueError`` naming the problem: missing
+    column(s) (with the file's columns), a cell that is not a number or is NaN/inf (line and
+    column), a line with the wrong number of cells, fewer than :data:`MIN_ROWS` rows;
+    ``FileNotFoundError`` when the file is absent.
     """
     path = Path(path)
     mapping = _column_map(columns)

@@ -32,7 +32,24 @@ def renderable_law(fit: FrictionFit, K: float = 6000.0, B: float = 10.0,
     """``(law, Z)``: ``fit.law()`` with Δv widened, if needed, to what the model-C element
     (paper 000, eq. 38; ``Z = 1/(B + dt K)``) renders anyway: where the stiction drop
     ``(Dp − Cp)/Δv`` (or its negative-side twin) breaks condition (15), ``1 + Z·slope > 0``,
-    the element limits the slope to ``−1/(2Z)``, i.e. Δv = ``law.effective_dv(Z)``."""
+    the element limits the slope to ``−1/(2Z)``, i.e. Δv = ``law.effective_dv(Z)``.
+
+    Parameters
+    ----------
+    fit : FrictionFit
+        The identified friction.
+    K, B : float
+        The element's presliding stiffness [N/m] and damping [N·s/m] (≥ 0, B + dt K > 0).
+    dt : float
+        The element's timestep [s] (> 0).
+
+    Returns
+    -------
+    law : AsymmetricFriction
+        What model C renders.
+    Z : float
+        The element's ``1/(B + dt K)``.
+    """
     K = _positive("K", K, strict=False)
     B = _positive("B", B, strict=False)
     dt = _positive("dt", dt)
@@ -58,6 +75,22 @@ def renderer_parameters(fit: FrictionFit, joint: str = "stage_joint", *, K: floa
     running renderer accepts them through ``set_parameters``. The law is ``fit.law()`` (which
     clips non-physical values with warnings) with Δv from :func:`renderable_law`, so the set
     passes the renderer's design check (15) for model C with this K, B, dt.
+
+    Parameters
+    ----------
+    fit : FrictionFit
+        The identified friction.
+    joint : str
+        The renderer's joint name (the parameters' prefix).
+    K, B, dt : float
+        Model C's stiffness, damping and timestep (:func:`renderable_law`).
+    mass : float or None
+        The device's moving mass [kg], for the renderer's (63) check.
+
+    Returns
+    -------
+    dict
+        ``"<joint>.<name>" -> value``.
     """
     if not joint or any(c in joint for c in " ./~{}"):
         raise ValueError(f"joint: {joint!r} cannot prefix parameter names")
@@ -105,6 +138,22 @@ def fit_to_yaml(fit: FrictionFit, joint: str = "stage_joint", node: str = "frict
     data for the comments). The element and dt are pinned because the exported Δv is computed
     for model C at that dt. Comments give the estimates ± std, the method, the fitted and the
     exported Δv (and why they differ), the condition number and the data source.
+
+    Parameters
+    ----------
+    fit : FrictionFit
+        The identified friction.
+    joint : str
+        The renderer's joint name.
+    node : str
+        The renderer's node name (the file's top-level key).
+    **renderer_kw
+        ``K``, ``B``, ``dt``, ``mass`` of :func:`renderer_parameters`; ``source``.
+
+    Returns
+    -------
+    str
+        The YAML text.
     """
     source = str(renderer_kw.pop("source", "") or "")
     params = renderer_parameters(fit, joint, **renderer_kw)
