@@ -1,6 +1,7 @@
-"""Helpers shared by the fric nodes: parameter declaration with readable errors, a ring of timing
-samples with percentiles, diagnostics key/values, and the ``main`` loop (rclpy init without its
-signal handlers, SIGINT/SIGTERM → clean stop, EventsExecutor driven by ``spin_once``).
+"""Helpers shared by the fric nodes: the node skeleton (:class:`FricNode`), parameter declaration
+with readable errors, rejected-input bookkeeping, a ring of timing samples with percentiles,
+diagnostics key/values, and the ``main`` loop (rclpy init without its signal handlers,
+SIGINT/SIGTERM → clean stop, EventsExecutor driven by ``spin_once``).
 
 Why ``spin_once`` in a loop: rclpy 9.1.2's ``EventsExecutor.spin()`` is broken; measured on this
 2-core machine the EventsExecutor costs several times less CPU per message than the
@@ -24,6 +25,7 @@ from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy_impl
+from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 
@@ -34,8 +36,39 @@ from .tools.user_errors import params_files_problem, ros_args_problem
 
 RCLError = _rclpy_impl.RCLError
 
-__all__ = ["declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
+__all__ = ["FricNode", "declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
            "Housekeeping", "RejectLog", "status", "run_node", "report_fatal"]
+
+
+class FricNode(Node):
+    """The anatomy of a fric node, written down once.
+
+    A subclass sets :attr:`default_name` (from :mod:`fric_interfaces.names`) and implements
+    ``_setup()``: read the parameters (:func:`declare_params` over the node's ``ParamSpec``
+    tuple, the single schema), build the core object from them, create the publishers,
+    subscriptions and timers, and add the live-parameter callbacks (validate the whole new set,
+    then apply it). Callbacks forward messages to the core object; rejected inputs go to a
+    :class:`RejectLog`; markers and diagnostics (``diagnostic_status()``) run in the control
+    loop's slack (:class:`Housekeeping`). ``main`` is :func:`run_node` with the final safe output
+    as ``on_stop``.
+
+    A ``_setup`` that raises destroys the node before the error propagates (``run_node`` prints
+    a ``ValueError`` as ``bad parameters``): no half-built node stays in the context. ``kwargs``
+    go to ``Node`` (e.g. ``parameter_overrides``, ``namespace``).
+    """
+
+    default_name = ""
+
+    def __init__(self, node_name: str | None = None, **kwargs):
+        super().__init__(node_name or self.default_name, **kwargs)
+        try:
+            self._setup()
+        except Exception:
+            self.destroy_node()
+            raise
+
+    def _setup(self) -> None:
+        raise NotImplementedError
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:

@@ -25,7 +25,6 @@ from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration as RclDuration
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -41,8 +40,8 @@ from fric_nodes.builders import planar_problems
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, joint_specs,
                                              resolve_element, validate_globals)
 from fric_nodes.builders import build_bank
-from fric_nodes._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
-                                   unused_overrides, wall_clock_ns)
+from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node,
+                                   sleep_ok, unused_overrides, wall_clock_ns)
 from fric_nodes.renderer_diagnostics import Stats, renderer_status
 from fric_nodes.renderer_markers import RendererMarkers
 
@@ -51,17 +50,11 @@ __all__ = ["FrictionRenderer", "shutdown", "main"]
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
-class FrictionRenderer(Node):
-    """The friction renderer node (see the module docstring). ``kwargs`` go to ``Node``
-    (e.g. ``parameter_overrides``, ``namespace``)."""
+class FrictionRenderer(FricNode):
+    """The friction renderer node (see the module docstring); ``FrictionRenderer(node_name=None,
+    **kwargs)``, ``kwargs`` go to ``Node`` (e.g. ``parameter_overrides``, ``namespace``)."""
 
-    def __init__(self, node_name: str = names.FRICTION_RENDERER, **kwargs):
-        super().__init__(node_name, **kwargs)
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
+    default_name = names.FRICTION_RENDERER
 
     # ------------------------------------------------------------------ set-up
     def _setup(self) -> None:

@@ -46,7 +46,6 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Point, WrenchStamped
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
@@ -56,8 +55,8 @@ from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 
-from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
-                         unused_overrides)
+from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
+                         status, unused_overrides)
 
 __all__ = ["TransmissionSim", "main"]
 
@@ -66,16 +65,10 @@ _MAX_LAG_S = 0.05  # realtime: further behind than this, skip ahead instead of c
 _FORCE_SCALE = 0.02  # marker arrow length per newton [m/N]
 
 
-class TransmissionSim(Node):
+class TransmissionSim(FricNode):
     """The node; :meth:`step_once` is one internal step (callable directly in tests)."""
 
-    def __init__(self, **kwargs):
-        super().__init__(names.TRANSMISSION_SIM, **kwargs)
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
+    default_name = names.TRANSMISSION_SIM
 
     def _setup(self) -> None:
         v = self.values = declare_params(self, SPECS)
