@@ -216,8 +216,8 @@ def _scalar(value):
 
 def build_arm(values: Mapping[str, Any]) -> GearedArm:
     """The simulated arm of the parameter values; ``ValueError`` naming the parameter for a
-    bad URDF (:class:`fric_core.arm_dynamics.UrdfError`), unknown joint or frame names, bad
-    per-joint values and a singular inertia."""
+    bad URDF (:class:`fric_core.transmission.urdf_dynamics.UrdfError`), unknown joint or frame
+    names, bad per-joint values and a singular inertia."""
     from fric_core.transmission.urdf_dynamics import UrdfDynamics
 
     kw = dict(joint_names=list(values["joint_names"]) or None,
