@@ -2,53 +2,53 @@ from glob import glob
 
 from setuptools import find_packages, setup
 
-package_name = 'fric'
+package_name = "fric"
 
 setup(
     name=package_name,
-    version='0.1.0',
-    packages=find_packages(exclude=['test', 'test.*', 'examples', 'bench']),
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*", "examples", "bench"]),
     data_files=[
-        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
-        ('share/' + package_name, ['package.xml']),
-        ('share/' + package_name + '/launch', glob('launch/*.launch.xml') + glob('launch/*.py')),
-        ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
-        ('share/' + package_name + '/config/ros2_control', glob('config/ros2_control/*.yaml')),
-        ('share/' + package_name + '/urdf', glob('urdf/*.urdf')),
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/launch", glob("launch/*.launch.xml") + glob("launch/*.py")),
+        ("share/" + package_name + "/config", glob("config/*.yaml") + glob("config/*.rviz")),
+        ("share/" + package_name + "/config/ros2_control", glob("config/ros2_control/*.yaml")),
+        ("share/" + package_name + "/urdf", glob("urdf/*.urdf")),
     ],
-    python_requires='>=3.11',
+    python_requires=">=3.11",
     # rosbags: reading ROS 2 bags offline for identification (pure Python, no ROS install);
     # pin (Pinocchio): URDF rigid-body dynamics for the transmission arms
-    install_requires=['numpy', 'scipy', 'matplotlib', 'pyserial', 'rosbags', 'pin'],
+    install_requires=["numpy", "scipy", "matplotlib", "pyserial", "rosbags", "pin"],
     extras_require={
         # ROS 2 kilted for Python 3.11 from PyPI; a colcon build uses package.xml instead.
-        'ros': [
-            'ros-rclpy',
-            'ros-rmw-fastrtps-cpp',
-            'ros-sensor-msgs',
-            'ros-std-msgs',
-            'ros-geometry-msgs',
-            'ros-visualization-msgs',
-            'ros-diagnostic-msgs',
-            'ros-std-srvs',
-            'ros-rcl-interfaces',
+        "ros": [
+            "ros-rclpy",
+            "ros-rmw-fastrtps-cpp",
+            "ros-sensor-msgs",
+            "ros-std-msgs",
+            "ros-geometry-msgs",
+            "ros-visualization-msgs",
+            "ros-diagnostic-msgs",
+            "ros-std-srvs",
+            "ros-rcl-interfaces",
         ],
-        'dev': ['pytest', 'colcon-core', 'colcon-ros', 'colcon-python-setup-py'],
+        "dev": ["pytest", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
     },
     entry_points={
-        'console_scripts': [
-            'fric = fric_nodes.tools.cli:main',
-            'friction_renderer = fric_nodes.friction_renderer:main',
-            'haptic_stage = fric_nodes.haptic_stage:main',
-            'haptic_loop = fric_nodes.haptic_loop:main',
-            'friction_identifier = fric_nodes.friction_identifier:main',
-            'transmission_sim = fric_nodes.transmission_sim:main',
-            'fric_recorder = fric_nodes.recorder:main',
+        "console_scripts": [
+            "fric = fric_nodes.tools.cli:main",
+            "friction_renderer = fric_nodes.friction_renderer:main",
+            "haptic_stage = fric_nodes.haptic_stage:main",
+            "haptic_loop = fric_nodes.haptic_loop:main",
+            "friction_identifier = fric_nodes.friction_identifier:main",
+            "transmission_sim = fric_nodes.transmission_sim:main",
+            "fric_recorder = fric_nodes.recorder:main",
         ],
     },
     zip_safe=True,
-    maintainer='fric maintainers',
-    maintainer_email='fric@example.invalid',
-    description='Physically correct friction for ROS 2 joints and haptic devices',
-    license='Apache-2.0',
+    maintainer="fric maintainers",
+    maintainer_email="fric@example.invalid",
+    description="Physically correct friction for ROS 2 joints and haptic devices",
+    license="Apache-2.0",
 )

@@ -25,7 +25,7 @@ from fric_nodes.tools.user_errors import out_dir_problem
 def _launch(ns: argparse.Namespace) -> int:
     args: dict[str, str] = {}
     for item in ns.launch_args:
-        name, sep, value = item.partition(':=')
+        name, sep, value = item.partition(":=")
         if not sep or not name:
             print(f"fric launch: error: expected name:=value, got {item!r}", file=sys.stderr)
             return 2
@@ -33,22 +33,22 @@ def _launch(ns: argparse.Namespace) -> int:
     try:
         desc = launch_runner.parse_launch(ns.file, args)
     except launch_runner.LaunchError as e:
-        print(f'fric launch: error: {e}', file=sys.stderr)
+        print(f"fric launch: error: {e}", file=sys.stderr)
         return 2
     if ns.print:
-        print(f'# {desc.file}')
+        print(f"# {desc.file}")
         if desc.arguments:
-            print('# arguments: ' + ' '.join(f'{k}:={v}' for k, v in desc.arguments.items()))
+            print("# arguments: " + " ".join(f"{k}:={v}" for k, v in desc.arguments.items()))
         for node in desc:
-            extra = [node.node_name or '(node name from the executable)', f'output={node.output}']
+            extra = [node.node_name or "(node name from the executable)", f"output={node.output}"]
             if node.on_exit_shutdown:
-                extra.append('on_exit=shutdown')
+                extra.append("on_exit=shutdown")
             print(f"# {node.label}: {', '.join(extra)}")
             print(launch_runner.format_command(node))
         return 0
-    if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') is None:
-        print('[fric launch] note: ROS_AUTOMATIC_DISCOVERY_RANGE is not set; nodes will use the '
-              'default discovery range (set it to LOCALHOST for loopback-only DDS)',
+    if os.environ.get("ROS_AUTOMATIC_DISCOVERY_RANGE") is None:
+        print("[fric launch] note: ROS_AUTOMATIC_DISCOVERY_RANGE is not set; nodes will use the "
+              "default discovery range (set it to LOCALHOST for loopback-only DDS)",
               file=sys.stderr)
     return launch_runner.run(desc, sigterm_timeout=ns.sigterm_timeout,
                              sigkill_timeout=ns.sigkill_timeout, log_dir=ns.log_dir)
@@ -56,21 +56,21 @@ def _launch(ns: argparse.Namespace) -> int:
 
 def _add_launch(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        'launch', help='run a ROS 2 XML launch file',
-        description='Run a ROS 2 XML launch file of the fric package, the way `ros2 launch fric '
-                    '<file>` does, where the ros2 CLI is absent. Supports the subset of the XML '
-                    'format described in docs/launch.md and rejects anything else. Exit status: '
-                    '0 after a clean stop, 1 when a node died or had to be killed, 2 for an '
-                    'invalid launch file or arguments.')
-    p.add_argument('file', help='a launch file path, or a file name in <fric share>/launch/')
-    p.add_argument('launch_args', nargs='*', metavar='name:=value', help='launch arguments')
-    p.add_argument('--print', action='store_true',
-                   help='print the resolved command lines and exit without running anything')
-    p.add_argument('--sigterm-timeout', type=float, default=5.0, metavar='S',
-                   help='seconds between SIGINT and SIGTERM on shutdown (default 5)')
-    p.add_argument('--sigkill-timeout', type=float, default=5.0, metavar='S',
-                   help='seconds between SIGTERM and SIGKILL on shutdown (default 5)')
-    p.add_argument('--log-dir', metavar='DIR', default=None,
+        "launch", help="run a ROS 2 XML launch file",
+        description="Run a ROS 2 XML launch file of the fric package, the way `ros2 launch fric "
+                    "<file>` does, where the ros2 CLI is absent. Supports the subset of the XML "
+                    "format described in docs/launch.md and rejects anything else. Exit status: "
+                    "0 after a clean stop, 1 when a node died or had to be killed, 2 for an "
+                    "invalid launch file or arguments.")
+    p.add_argument("file", help="a launch file path, or a file name in <fric share>/launch/")
+    p.add_argument("launch_args", nargs="*", metavar="name:=value", help="launch arguments")
+    p.add_argument("--print", action="store_true",
+                   help="print the resolved command lines and exit without running anything")
+    p.add_argument("--sigterm-timeout", type=float, default=5.0, metavar="S",
+                   help="seconds between SIGINT and SIGTERM on shutdown (default 5)")
+    p.add_argument("--sigkill-timeout", type=float, default=5.0, metavar="S",
+                   help="seconds between SIGTERM and SIGKILL on shutdown (default 5)")
+    p.add_argument("--log-dir", metavar="DIR", default=None,
                    help='where output="log" nodes write (default: $ROS_LOG_DIR or ~/.ros/log, '
                         'in a fric_launch-<time>-<pid> directory)')
     p.set_defaults(func=_launch)
@@ -81,16 +81,16 @@ def _columns(text: str) -> dict[str, str]:
     from fric_core.haptics.recording import CSV_COLUMNS
 
     out: dict[str, str] = {}
-    for item in (p.strip() for p in text.split(',') if p.strip()):
-        name, sep, col = item.partition('=')
+    for item in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, col = item.partition("=")
         if not sep or not name.strip() or not col.strip():
-            raise argparse.ArgumentTypeError(f'expected name=column, got {item!r}')
+            raise argparse.ArgumentTypeError(f"expected name=column, got {item!r}")
         if name.strip() not in CSV_COLUMNS:
-            raise argparse.ArgumentTypeError(f'{name.strip()!r} is not one of '
-                                             f'{list(CSV_COLUMNS)}')
+            raise argparse.ArgumentTypeError(f"{name.strip()!r} is not one of "
+                                             f"{list(CSV_COLUMNS)}")
         out[name.strip()] = col.strip()
     if not out:
-        raise argparse.ArgumentTypeError('expected name=column[,name=column...]')
+        raise argparse.ArgumentTypeError("expected name=column[,name=column...]")
     return out
 
 
@@ -103,127 +103,127 @@ def _identify(ns: argparse.Namespace) -> int:
     from fric_core.haptics.report import estimates_table, write_report
 
     src = Path(ns.input)
-    is_csv = src.suffix.lower() == '.csv'
-    bag_only = [opt for opt, val in (('--joint-states-topic', ns.joint_states_topic),
-                                     ('--accel-topic', ns.accel_topic),
-                                     ('--wrench-topic', ns.wrench_topic),
-                                     ('--force-source', ns.force_source)) if val is not None]
+    is_csv = src.suffix.lower() == ".csv"
+    bag_only = [opt for opt, val in (("--joint-states-topic", ns.joint_states_topic),
+                                     ("--accel-topic", ns.accel_topic),
+                                     ("--wrench-topic", ns.wrench_topic),
+                                     ("--force-source", ns.force_source)) if val is not None]
     if is_csv and bag_only:
         print(f"fric identify: error: {', '.join(bag_only)} apply only to a bag, not to a CSV "
               f"file", file=sys.stderr)
         return 2
     if not is_csv and ns.columns is not None:
-        print('fric identify: error: --columns only applies to a CSV file', file=sys.stderr)
+        print("fric identify: error: --columns only applies to a CSV file", file=sys.stderr)
         return 2
-    noise = {k: v for k, v in (('accel', ns.accel_noise), ('vel', ns.vel_noise))
+    noise = {k: v for k, v in (("accel", ns.accel_noise), ("vel", ns.vel_noise))
              if v is not None}
     out = Path(ns.out)
-    yaml_path = Path(ns.yaml) if ns.yaml else out / f'{ns.joint}.yaml'
-    problem = out_dir_problem(out, '--out') or (
-        f'--yaml {ns.yaml}: is an existing directory, not a file' if yaml_path.is_dir()
-        else out_dir_problem(yaml_path.parent, '--yaml') if ns.yaml else None)
+    yaml_path = Path(ns.yaml) if ns.yaml else out / f"{ns.joint}.yaml"
+    problem = out_dir_problem(out, "--out") or (
+        f"--yaml {ns.yaml}: is an existing directory, not a file" if yaml_path.is_dir()
+        else out_dir_problem(yaml_path.parent, "--yaml") if ns.yaml else None)
     if problem:  # before reading the data: nothing is written, no raw [Errno 17]
-        print(f'fric identify: error: {problem}', file=sys.stderr)
+        print(f"fric identify: error: {problem}", file=sys.stderr)
         return 2
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter('always')
+        warnings.simplefilter("always")
         try:
             if not src.exists():
-                raise FileNotFoundError(f'{src}: no such file or directory')
+                raise FileNotFoundError(f"{src}: no such file or directory")
             if is_csv:
                 rec = read_csv(src, ns.columns)
                 rec.joint = ns.joint
             else:
                 rec = read_bag(src, ns.joint,
-                               joint_states_topic=ns.joint_states_topic or '/joint_states',
+                               joint_states_topic=ns.joint_states_topic or "/joint_states",
                                accel_topic=ns.accel_topic, wrench_topic=ns.wrench_topic,
-                               force_source=ns.force_source or 'effort')
+                               force_source=ns.force_source or "effort")
             fits = {}
-            for method in ('ols', 'eiv'):
+            for method in ("ols", "eiv"):
                 try:
                     fits[method] = rec.fit(method, dv=ns.dv, noise=noise or None)
                 except ValueError as e:
                     if method == ns.method:
                         raise
-                    print(f'fric identify: warning: the {method.upper()} fit failed: {e}',
+                    print(f"fric identify: warning: the {method.upper()} fit failed: {e}",
                           file=sys.stderr)
-            print(f'# {rec.source}: {len(rec)} samples, joint {ns.joint}')
+            print(f"# {rec.source}: {len(rec)} samples, joint {ns.joint}")
             if rec.gap_note():
-                print(f'# {rec.gap_note()}')
+                print(f"# {rec.gap_note()}")
             print(estimates_table(fits))
             if rec.trust_problem():  # issue 13, item 9: a record that lost too much
-                print(f'fric identify: warning: {rec.trust_problem()}', file=sys.stderr)
+                print(f"fric identify: warning: {rec.trust_problem()}", file=sys.stderr)
             text = fit_to_yaml(fits[ns.method], ns.joint, K=ns.K, B=ns.B, dt=ns.dt,
                                mass=ns.mass, source=rec.source)
             yaml_path.parent.mkdir(parents=True, exist_ok=True)
-            yaml_path.write_text(text, encoding='utf-8')
+            yaml_path.write_text(text, encoding="utf-8")
             paths = write_report(rec, fits, out)
         except (ValueError, OSError) as e:
-            print(f'fric identify: {e}', file=sys.stderr)
+            print(f"fric identify: {e}", file=sys.stderr)
             return 1
         finally:
             for w in caught:
-                print(f'fric identify: warning: {w.message}', file=sys.stderr)
-    print(f'renderer parameters ({ns.method.upper()}): {yaml_path}')
-    print('report: ' + ', '.join(str(p) for p in paths))
+                print(f"fric identify: warning: {w.message}", file=sys.stderr)
+    print(f"renderer parameters ({ns.method.upper()}): {yaml_path}")
+    print("report: " + ", ".join(str(p) for p in paths))
     return 0
 
 
 def _add_identify(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        'identify', help='identify mass and friction from a recorded run (paper 003)',
-        description='Fit paper 003\'s asymmetric Karnopp friction and the mass (OLS, eq. 5, and '
-                    'errors-in-variables, eq. 6) to a recorded run, print both estimates, write '
-                    'a friction_renderer parameter file of the chosen method and a report (PNG '
-                    'figures, estimates.md). See docs/identification.md. Exit status: 0 done, '
-                    '1 bad data (the message names the problem), 2 bad arguments.')
-    p.add_argument('input', metavar='INPUT',
-                   help='a .csv file (columns t, x, v, force [, a]; force = the force the stage '
-                        'applies to the sample) or a rosbag2 directory (or its .db3/.mcap file)')
-    p.add_argument('--joint', default='stage_joint',
-                   help='joint name in joint_states and in the parameter file '
-                        '(default stage_joint)')
-    p.add_argument('--joint-states-topic', metavar='T', default=None,
-                   help='bag: sensor_msgs/JointState topic (default /joint_states)')
-    p.add_argument('--accel-topic', metavar='T', default=None,
-                   help='bag: sensor_msgs/Imu accelerometer topic, linear_acceleration.x (e.g. '
-                        '/accelerometer); default: differentiate the velocity')
-    p.add_argument('--wrench-topic', metavar='T', default=None,
-                   help='bag: geometry_msgs/WrenchStamped topic for --force-source wrench '
-                        '(default /wrench)')
-    p.add_argument('--force-source', choices=('effort', 'wrench'), default=None,
-                   help='bag: force from joint_states effort (default) or wrench force.x')
-    p.add_argument('--columns', type=_columns, default=None, metavar='name=col,...',
-                   help='CSV: map t, x, v, force, a to the file\'s column names, e.g. '
-                        'force=load_cell_N,a=acc')
-    p.add_argument('--method', choices=('eiv', 'ols'), default='eiv',
-                   help='the estimate written to the parameter file (default eiv)')
-    p.add_argument('--dv', type=float, default=None, metavar='V',
-                   help='stiction band Δv [m/s] (default: chosen from the data)')
-    p.add_argument('--accel-noise', type=float, default=None, metavar='VAR',
-                   help='accelerometer noise variance [(m/s^2)^2] for EIV (default: estimated)')
-    p.add_argument('--vel-noise', type=float, default=None, metavar='VAR',
-                   help='velocity noise variance [(m/s)^2] for EIV (default: estimated)')
-    p.add_argument('--K', type=float, default=6000.0,
-                   help='renderer presliding stiffness [N/m] (default 6000)')
-    p.add_argument('--B', type=float, default=10.0,
-                   help='renderer presliding damping [N·s/m] (default 10)')
-    p.add_argument('--dt', type=float, default=0.001,
-                   help='renderer element step [s] (default 0.001)')
-    p.add_argument('--mass', type=float, default=None, metavar='M',
-                   help='moving mass of the rendering device [kg], enables the eq. (63) check')
-    p.add_argument('--out', default='fric_identify_out', metavar='DIR',
-                   help='report directory (default fric_identify_out)')
-    p.add_argument('--yaml', default=None, metavar='PATH',
-                   help='parameter file (default OUT/<joint>.yaml)')
+        "identify", help="identify mass and friction from a recorded run (paper 003)",
+        description="Fit paper 003's asymmetric Karnopp friction and the mass (OLS, eq. 5, and "
+                    "errors-in-variables, eq. 6) to a recorded run, print both estimates, write "
+                    "a friction_renderer parameter file of the chosen method and a report (PNG "
+                    "figures, estimates.md). See docs/identification.md. Exit status: 0 done, "
+                    "1 bad data (the message names the problem), 2 bad arguments.")
+    p.add_argument("input", metavar="INPUT",
+                   help="a .csv file (columns t, x, v, force [, a]; force = the force the stage "
+                        "applies to the sample) or a rosbag2 directory (or its .db3/.mcap file)")
+    p.add_argument("--joint", default="stage_joint",
+                   help="joint name in joint_states and in the parameter file "
+                        "(default stage_joint)")
+    p.add_argument("--joint-states-topic", metavar="T", default=None,
+                   help="bag: sensor_msgs/JointState topic (default /joint_states)")
+    p.add_argument("--accel-topic", metavar="T", default=None,
+                   help="bag: sensor_msgs/Imu accelerometer topic, linear_acceleration.x (e.g. "
+                        "/accelerometer); default: differentiate the velocity")
+    p.add_argument("--wrench-topic", metavar="T", default=None,
+                   help="bag: geometry_msgs/WrenchStamped topic for --force-source wrench "
+                        "(default /wrench)")
+    p.add_argument("--force-source", choices=("effort", "wrench"), default=None,
+                   help="bag: force from joint_states effort (default) or wrench force.x")
+    p.add_argument("--columns", type=_columns, default=None, metavar="name=col,...",
+                   help="CSV: map t, x, v, force, a to the file's column names, e.g. "
+                        "force=load_cell_N,a=acc")
+    p.add_argument("--method", choices=("eiv", "ols"), default="eiv",
+                   help="the estimate written to the parameter file (default eiv)")
+    p.add_argument("--dv", type=float, default=None, metavar="V",
+                   help="stiction band Δv [m/s] (default: chosen from the data)")
+    p.add_argument("--accel-noise", type=float, default=None, metavar="VAR",
+                   help="accelerometer noise variance [(m/s^2)^2] for EIV (default: estimated)")
+    p.add_argument("--vel-noise", type=float, default=None, metavar="VAR",
+                   help="velocity noise variance [(m/s)^2] for EIV (default: estimated)")
+    p.add_argument("--K", type=float, default=6000.0,
+                   help="renderer presliding stiffness [N/m] (default 6000)")
+    p.add_argument("--B", type=float, default=10.0,
+                   help="renderer presliding damping [N·s/m] (default 10)")
+    p.add_argument("--dt", type=float, default=0.001,
+                   help="renderer element step [s] (default 0.001)")
+    p.add_argument("--mass", type=float, default=None, metavar="M",
+                   help="moving mass of the rendering device [kg], enables the eq. (63) check")
+    p.add_argument("--out", default="fric_identify_out", metavar="DIR",
+                   help="report directory (default fric_identify_out)")
+    p.add_argument("--yaml", default=None, metavar="PATH",
+                   help="parameter file (default OUT/<joint>.yaml)")
     p.set_defaults(func=_identify)
 
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog='fric', description='fric: physically correct friction for ROS 2 joints and haptic '
-                                 'devices.')
-    subparsers = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+        prog="fric", description="fric: physically correct friction for ROS 2 joints and haptic "
+                                 "devices.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_launch(subparsers)
     _add_identify(subparsers)
     cli_ros.add_subcommands(subparsers)
@@ -236,5 +236,5 @@ def main(argv: list[str] | None = None) -> int:
     return ns.func(ns)
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

@@ -33,11 +33,11 @@ from xml.parsers import expat
 
 from fric_nodes.tools.user_errors import params_file_problem
 
-__all__ = ['LaunchError', 'NodeSpec', 'LaunchDescription', 'parse_launch', 'run',
-           'find_launch_file', 'package_share', 'resolve_executable', 'format_command',
-           'default_log_dir']
+__all__ = ["LaunchError", "NodeSpec", "LaunchDescription", "parse_launch", "run",
+           "find_launch_file", "package_share", "resolve_executable", "format_command",
+           "default_log_dir"]
 
-PACKAGE = 'fric'
+PACKAGE = "fric"
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -71,9 +71,9 @@ class NodeSpec:
     node_name: str | None       # full ROS name ('/ns/name'), None when the launch file sets no name
     cmd: list[str]              # absolute executable path + arguments
     env: dict[str, str] = field(default_factory=dict)   # additions to os.environ (<env> children)
-    output: str = 'screen'      # 'screen', 'log' or 'both'
+    output: str = "screen"      # 'screen', 'log' or 'both'
     on_exit_shutdown: bool = False
-    where: str = ''             # 'file:line' of the <node> tag
+    where: str = ""             # 'file:line' of the <node> tag
 
 
 @dataclass
@@ -93,9 +93,9 @@ class LaunchDescription:
     def node(self, name: str) -> NodeSpec:
         """The node whose full name, base name or label is ``name``."""
         for n in self.nodes:
-            if name in (n.node_name, n.label) or (n.node_name or '').rsplit('/', 1)[-1] == name:
+            if name in (n.node_name, n.label) or (n.node_name or "").rsplit("/", 1)[-1] == name:
                 return n
-        raise KeyError(f'no node named {name!r} in {self.file}')
+        raise KeyError(f"no node named {name!r} in {self.file}")
 
 
 # --- packages and executables -------------------------------------------------------------------
@@ -110,7 +110,7 @@ def _ament_prefix(pkg: str) -> Path | None:
 
 def _is_source_root(root: Path) -> bool:
     try:
-        return ET.parse(root / 'package.xml').getroot().findtext('name') == PACKAGE
+        return ET.parse(root / "package.xml").getroot().findtext("name") == PACKAGE
     except (OSError, ET.ParseError):
         return False
 
@@ -119,7 +119,7 @@ def package_share(pkg: str) -> Path:
     """``$(find-pkg-share pkg)``: the ament index, else (for fric) this source tree."""
     prefix = _ament_prefix(pkg)
     if prefix is not None:
-        return prefix / 'share' / pkg
+        return prefix / "share" / pkg
     if pkg == PACKAGE and _is_source_root(_SOURCE_ROOT):
         return _SOURCE_ROOT
     raise LookupError(f"package '{pkg}' not found (not in the ament index: AMENT_PREFIX_PATH="
@@ -129,20 +129,20 @@ def package_share(pkg: str) -> Path:
 def resolve_executable(pkg: str | None, exe: str) -> str:
     """``<prefix>/lib/<pkg>/<exe>`` from the ament index, else ``exe`` on PATH (the directory of
     ``sys.executable`` first, so a venv's console scripts work without activating it)."""
-    if '/' in exe:
+    if "/" in exe:
         if os.access(exe, os.X_OK) and os.path.isfile(exe):
             return os.path.abspath(exe)
         raise LookupError(f"executable '{exe}' does not exist or is not executable")
     if pkg:
         prefix = _ament_prefix(pkg)
         if prefix is not None:
-            candidate = prefix / 'lib' / pkg / exe
+            candidate = prefix / "lib" / pkg / exe
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(candidate)
-    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get('PATH', os.defpath)])
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
     found = shutil.which(exe, path=path)
     if found is None:
-        where = f"in package '{pkg}' (ament index: lib/{pkg}/{exe}) or " if pkg else ''
+        where = f"in package '{pkg}' (ament index: lib/{pkg}/{exe}) or " if pkg else ""
         raise LookupError(f"executable '{exe}' not found {where}on PATH")
     return os.path.abspath(found)
 
@@ -154,7 +154,7 @@ def find_launch_file(name: str | os.PathLike) -> Path:
         return path.resolve()
     if len(path.parts) == 1:
         try:
-            candidate = package_share(PACKAGE) / 'launch' / path
+            candidate = package_share(PACKAGE) / "launch" / path
         except LookupError as e:
             raise LaunchError(f"launch file '{name}' not found: {e}") from None
         if candidate.is_file():
@@ -165,8 +165,8 @@ def find_launch_file(name: str | os.PathLike) -> Path:
 
 def format_command(spec: NodeSpec) -> str:
     """A shell-ready rendering of a node's command line, with its <env> additions."""
-    env = ' '.join(f'{k}={shlex.quote(v)}' for k, v in spec.env.items())
-    return (f'env {env} ' if env else '') + shlex.join(spec.cmd)
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in spec.env.items())
+    return (f"env {env} " if env else "") + shlex.join(spec.cmd)
 
 
 # --- XML with line numbers ----------------------------------------------------------------------
@@ -176,7 +176,7 @@ class _El:
     tag: str
     attrib: dict[str, str]
     line: int
-    children: list['_El'] = field(default_factory=list)
+    children: list["_El"] = field(default_factory=list)
 
 
 def _read_xml(path: Path) -> _El:
@@ -191,9 +191,9 @@ def _read_xml(path: Path) -> _El:
 
     def text(data: str) -> None:
         if data.strip():
-            raise LaunchError(f'{path}:{parser.CurrentLineNumber}: unexpected text '
-                              f'{data.strip()!r} in <{stack[-1].tag}> (launch tags carry '
-                              'attributes only)')
+            raise LaunchError(f"{path}:{parser.CurrentLineNumber}: unexpected text "
+                              f"{data.strip()!r} in <{stack[-1].tag}> (launch tags carry "
+                              "attributes only)")
 
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda tag: stack.pop()
@@ -201,44 +201,44 @@ def _read_xml(path: Path) -> _El:
     try:
         parser.Parse(path.read_bytes(), True)
     except expat.ExpatError as e:
-        raise LaunchError(f'{path}:{e.lineno}: XML syntax error: '
-                          f'{expat.ErrorString(e.code)}') from None
+        raise LaunchError(f"{path}:{e.lineno}: XML syntax error: "
+                          f"{expat.ErrorString(e.code)}") from None
     return root[0]
 
 
 # Tag -> (allowed attributes, allowed child tags). 'include/arg' is <arg> inside <include>.
-_ACTIONS = ('arg', 'let', 'node', 'group', 'include', 'push-ros-namespace', 'push_ros_namespace')
-_COND = ('if', 'unless')
+_ACTIONS = ("arg", "let", "node", "group", "include", "push-ros-namespace", "push_ros_namespace")
+_COND = ("if", "unless")
 _SCHEMA: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    'launch': ((), _ACTIONS),
-    'arg': (('name', 'default', 'description') + _COND, ('choice',)),
-    'choice': (('value',), ()),
-    'let': (('name', 'value') + _COND, ()),
-    'node': (('pkg', 'exec', 'name', 'namespace', 'exec_name', 'output', 'args', 'ros_args',
-              'on_exit') + _COND, ('param', 'remap', 'env')),
-    'param': (('name', 'value', 'from'), ()),
-    'remap': (('from', 'to'), ()),
-    'env': (('name', 'value'), ()),
-    'group': (('scoped',) + _COND, _ACTIONS),
-    'push-ros-namespace': (('namespace',) + _COND, ()),
-    'push_ros_namespace': (('namespace',) + _COND, ()),
-    'include': (('file',) + _COND, ('arg',)),
-    'include/arg': (('name', 'value'), ()),
+    "launch": ((), _ACTIONS),
+    "arg": (("name", "default", "description") + _COND, ("choice",)),
+    "choice": (("value",), ()),
+    "let": (("name", "value") + _COND, ()),
+    "node": (("pkg", "exec", "name", "namespace", "exec_name", "output", "args", "ros_args",
+              "on_exit") + _COND, ("param", "remap", "env")),
+    "param": (("name", "value", "from"), ()),
+    "remap": (("from", "to"), ()),
+    "env": (("name", "value"), ()),
+    "group": (("scoped",) + _COND, _ACTIONS),
+    "push-ros-namespace": (("namespace",) + _COND, ()),
+    "push_ros_namespace": (("namespace",) + _COND, ()),
+    "include": (("file",) + _COND, ("arg",)),
+    "include/arg": (("name", "value"), ()),
 }
-_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*$')
-_NS_RE = re.compile(r'/$|(/[A-Za-z_][A-Za-z0-9_]*)+$')
-_OUTPUTS = ('screen', 'log', 'both')
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_NS_RE = re.compile(r"/$|(/[A-Za-z_][A-Za-z0-9_]*)+$")
+_OUTPUTS = ("screen", "log", "both")
 
 
 def _absolute_hint(path: str, subdir: str) -> str:
     """Absolute forms of a relative ``path`` for an error message: the file it names from the
     current directory when that exists, and ``$(find-pkg-share PKG)/...`` (``subdir/`` added
     only to a bare file name: ``config/x.yaml`` stays ``.../config/x.yaml``)."""
-    rel = path if len(Path(path).parts) > 1 else f'{subdir}/{path}'
+    rel = path if len(Path(path).parts) > 1 else f"{subdir}/{path}"
     try:
-        pkg = PACKAGE if (package_share(PACKAGE) / rel).is_file() else 'PKG'
+        pkg = PACKAGE if (package_share(PACKAGE) / rel).is_file() else "PKG"
     except LookupError:
-        pkg = 'PKG'
+        pkg = "PKG"
     share = f"$(find-pkg-share {pkg})/{rel}"
     here = Path(path).resolve()
     return f"{here} (the file in the current directory) or {share}" if here.is_file() else share
@@ -248,12 +248,12 @@ def _prefix_namespace(base: str | None, ns: str | None) -> str | None:
     """launch_ros.utilities.prefix_namespace: ``ns`` under ``base`` unless ``ns`` is absolute."""
     if ns is None:
         combined = base
-    elif not base or ns.startswith('/'):
+    elif not base or ns.startswith("/"):
         combined = ns
     else:
-        combined = ('' if base == '/' else base) + '/' + ns
-    if combined is not None and combined != '/':
-        combined = combined.rstrip('/')
+        combined = ("" if base == "/" else base) + "/" + ns
+    if combined is not None and combined != "/":
+        combined = combined.rstrip("/")
     return combined
 
 
@@ -274,8 +274,8 @@ class _Parser:
     # errors and attributes
     def err(self, msg: str, el: _El | None = None) -> LaunchError:
         el = el or self.el
-        where = f'{self.files[-1]}:{el.line if el else 1}' if self.files else '<command line>'
-        return LaunchError(f'{where}: {msg}')
+        where = f"{self.files[-1]}:{el.line if el else 1}" if self.files else "<command line>"
+        return LaunchError(f"{where}: {msg}")
 
     def validate(self, el: _El, key: str) -> None:
         """Reject unknown tags, attributes and children anywhere in the file, even in branches an
@@ -291,10 +291,10 @@ class _Parser:
         for c in el.children:
             if c.tag not in children:
                 if c.tag in _SCHEMA:
-                    raise self.err(f'<{c.tag}> is not supported inside <{el.tag}>', c)
+                    raise self.err(f"<{c.tag}> is not supported inside <{el.tag}>", c)
                 raise self.err(f'unsupported tag <{c.tag}> (fric launch supports: '
                                f'{", ".join(t for t in _SCHEMA if "/" not in t)})', c)
-            self.validate(c, f'{el.tag}/{c.tag}' if f'{el.tag}/{c.tag}' in _SCHEMA else c.tag)
+            self.validate(c, f"{el.tag}/{c.tag}" if f"{el.tag}/{c.tag}" in _SCHEMA else c.tag)
 
     def raw(self, el: _El, name: str, required: bool = True) -> str | None:
         if name not in el.attrib:
@@ -311,11 +311,11 @@ class _Parser:
     def segments(self, text: str, el: _El, attr: str, scope: _Scope) -> list[tuple[bool, str]]:
         """``text`` as (is_literal, string) pieces, every $(...) replaced by its value."""
         out, i = [], 0
-        while (start := text.find('$(', i)) >= 0:
-            end = text.find(')', start)
-            inner = text[start + 2:end] if end >= 0 else ''
-            if end < 0 or '$(' in inner or '(' in inner:
-                what = 'unterminated' if end < 0 else 'nested'
+        while (start := text.find("$(", i)) >= 0:
+            end = text.find(")", start)
+            inner = text[start + 2:end] if end >= 0 else ""
+            if end < 0 or "$(" in inner or "(" in inner:
+                what = "unterminated" if end < 0 else "nested"
                 raise self.err(f"<{el.tag} {attr}=...>: {what} substitution in {text!r} "
                                f"(fric launch supports single-level $(...) only)", el)
             out += [(True, text[i:start]), (False, self.one_subst(inner, el, attr, scope))]
@@ -324,7 +324,7 @@ class _Parser:
         return [(literal, s) for literal, s in out if s or not literal]
 
     def subst(self, text: str, el: _El, attr: str, scope: _Scope) -> str:
-        return ''.join(s for _, s in self.segments(text, el, attr, scope))
+        return "".join(s for _, s in self.segments(text, el, attr, scope))
 
     def split_args(self, text: str, el: _El, attr: str, scope: _Scope) -> list[str]:
         """A command line split like ros2 launch does: the literal text by shell rules, while a
@@ -333,17 +333,17 @@ class _Parser:
         cur: str | None = None
         for literal, piece in self.segments(text, el, attr, scope):
             if not literal:
-                cur = (cur or '') + piece
+                cur = (cur or "") + piece
                 continue
             try:
                 tokens = shlex.split(piece)
             except ValueError as e:
-                raise self.err(f'<{el.tag} {attr}=...>: cannot split {text!r}: {e}', el) from None
+                raise self.err(f"<{el.tag} {attr}=...>: cannot split {text!r}: {e}", el) from None
             if cur is not None and (not tokens or piece[0].isspace()):
                 args.append(cur)
                 cur = None
             if tokens:
-                cur = (cur or '') + tokens[0]
+                cur = (cur or "") + tokens[0]
                 if len(tokens) > 1:
                     args += [cur] + tokens[1:-1]
                     cur = tokens[-1]
@@ -356,64 +356,64 @@ class _Parser:
         try:
             words = shlex.split(inner)
         except ValueError as e:
-            raise self.err(f'<{el.tag} {attr}=...>: bad substitution $({inner}): {e}', el) from None
-        kind, args = (words[0], words[1:]) if words else ('', [])
-        arity = {'var': (1, 1), 'env': (1, 2), 'find-pkg-share': (1, 1), 'dirname': (0, 0)}
+            raise self.err(f"<{el.tag} {attr}=...>: bad substitution $({inner}): {e}", el) from None
+        kind, args = (words[0], words[1:]) if words else ("", [])
+        arity = {"var": (1, 1), "env": (1, 2), "find-pkg-share": (1, 1), "dirname": (0, 0)}
         if kind not in arity:
             raise self.err(f"<{el.tag} {attr}=...>: unsupported substitution $({inner}) (fric "
                            f"launch supports $(var N), $(env N [DEFAULT]), $(find-pkg-share P), "
                            f"$(dirname))", el)
         lo, hi = arity[kind]
         if not lo <= len(args) <= hi:
-            raise self.err(f'<{el.tag} {attr}=...>: $({kind}) takes {lo}..{hi} arguments, '
-                           f'got $({inner})', el)
-        if kind == 'var':
+            raise self.err(f"<{el.tag} {attr}=...>: $({kind}) takes {lo}..{hi} arguments, "
+                           f"got $({inner})", el)
+        if kind == "var":
             if args[0] not in scope.vars:
                 raise self.err(f"<{el.tag} {attr}=...>: $(var {args[0]}): launch argument "
                                f"'{args[0]}' is not defined (declare it with <arg> or <let> first)",
                                el)
             return scope.vars[args[0]]
-        if kind == 'env':
+        if kind == "env":
             value = os.environ.get(args[0], args[1] if len(args) == 2 else None)
             if value is None:
-                raise self.err(f'<{el.tag} {attr}=...>: environment variable {args[0]} is not set '
-                               f'(give a default: $(env {args[0]} DEFAULT))', el)
+                raise self.err(f"<{el.tag} {attr}=...>: environment variable {args[0]} is not set "
+                               f"(give a default: $(env {args[0]} DEFAULT))", el)
             return value
-        if kind == 'find-pkg-share':
+        if kind == "find-pkg-share":
             try:
                 return str(package_share(args[0]))
             except LookupError as e:
-                raise self.err(f'<{el.tag} {attr}=...>: $(find-pkg-share {args[0]}): {e}', el) \
+                raise self.err(f"<{el.tag} {attr}=...>: $(find-pkg-share {args[0]}): {e}", el) \
                     from None
         return str(self.files[-1].parent)
 
     def condition(self, el: _El, scope: _Scope) -> bool:
-        if 'if' in el.attrib and 'unless' in el.attrib:
-            raise self.err(f'<{el.tag}>: if and unless are mutually exclusive', el)
-        for attr, want in (('if', True), ('unless', False)):
+        if "if" in el.attrib and "unless" in el.attrib:
+            raise self.err(f"<{el.tag}>: if and unless are mutually exclusive", el)
+        for attr, want in (("if", True), ("unless", False)):
             if attr in el.attrib:
                 value = self.subst(el.attrib[attr], el, attr, scope).strip().lower()
-                if value not in ('true', 'false', '1', '0'):
-                    raise self.err(f'<{el.tag} {attr}=...>: condition must be true/false/1/0, '
-                                   f'got {value!r}', el)
-                return (value in ('true', '1')) == want
+                if value not in ("true", "false", "1", "0"):
+                    raise self.err(f"<{el.tag} {attr}=...>: condition must be true/false/1/0, "
+                                   f"got {value!r}", el)
+                return (value in ("true", "1")) == want
         return True
 
     # files and actions
     def parse_file(self, path: Path, scope: _Scope) -> None:
         path = path.resolve()
         if path in self.files:
-            raise self.err(f'recursive include of {path}')
+            raise self.err(f"recursive include of {path}")
         if not path.is_file():
-            raise self.err(f'included launch file {path} does not exist')
-        if not path.name.endswith('.xml'):
-            raise self.err(f'{path.name}: fric launch reads XML launch files only')
+            raise self.err(f"included launch file {path} does not exist")
+        if not path.name.endswith(".xml"):
+            raise self.err(f"{path.name}: fric launch reads XML launch files only")
         self.files.append(path)
         try:
             root = _read_xml(path)
-            if root.tag != 'launch':
-                raise self.err(f'root tag must be <launch>, not <{root.tag}>', root)
-            self.validate(root, 'launch')
+            if root.tag != "launch":
+                raise self.err(f"root tag must be <launch>, not <{root.tag}>", root)
+            self.validate(root, "launch")
             self.actions(root.children, scope)
         finally:
             self.files.pop()
@@ -423,109 +423,109 @@ class _Parser:
             self.el = el
             if not self.condition(el, scope):
                 continue
-            getattr(self, 'do_' + el.tag.replace('-', '_'))(el, scope)
+            getattr(self, "do_" + el.tag.replace("-", "_"))(el, scope)
 
     def do_arg(self, el: _El, scope: _Scope) -> None:
-        name = self.raw(el, 'name')
+        name = self.raw(el, "name")
         self.declared.add(name)
         if name not in scope.vars:
-            default = self.attr(el, 'default', scope, required=False)
+            default = self.attr(el, "default", scope, required=False)
             if default is None:
                 raise self.err(f"required launch argument '{name}' was not provided "
                                f"(pass {name}:=VALUE)", el)
             scope.vars[name] = default
-        choices = [self.raw(c, 'value') for c in el.children]
+        choices = [self.raw(c, "value") for c in el.children]
         if choices and scope.vars[name] not in choices:
             raise self.err(f"launch argument '{name}' is {scope.vars[name]!r}, not one of "
                            f"{', '.join(choices)}", el)
 
     def do_let(self, el: _El, scope: _Scope) -> None:
-        scope.vars[self.raw(el, 'name')] = self.attr(el, 'value', scope)
+        scope.vars[self.raw(el, "name")] = self.attr(el, "value", scope)
 
     def do_push_ros_namespace(self, el: _El, scope: _Scope) -> None:
-        ns = _prefix_namespace(scope.ns, self.attr(el, 'namespace', scope))
-        if ns is not None and not _NS_RE.match(ns if ns.startswith('/') else '/' + ns):
-            raise self.err(f'<{el.tag}>: invalid namespace {ns!r}', el)
+        ns = _prefix_namespace(scope.ns, self.attr(el, "namespace", scope))
+        if ns is not None and not _NS_RE.match(ns if ns.startswith("/") else "/" + ns):
+            raise self.err(f"<{el.tag}>: invalid namespace {ns!r}", el)
         scope.ns = ns
 
     def do_group(self, el: _El, scope: _Scope) -> None:
-        scoped = (el.attrib.get('scoped', 'true')).lower()
-        if scoped not in ('true', 'false'):
-            raise self.err(f'<group scoped=...>: must be true or false, got {scoped!r}', el)
-        inner = _Scope(dict(scope.vars), scope.ns) if scoped == 'true' else scope
+        scoped = (el.attrib.get("scoped", "true")).lower()
+        if scoped not in ("true", "false"):
+            raise self.err(f"<group scoped=...>: must be true or false, got {scoped!r}", el)
+        inner = _Scope(dict(scope.vars), scope.ns) if scoped == "true" else scope
         self.actions(el.children, inner)
 
     def do_include(self, el: _El, scope: _Scope) -> None:
-        file = self.attr(el, 'file', scope)
+        file = self.attr(el, "file", scope)
         if not os.path.isabs(file):
             raise self.err(f"<include file={file!r}>: use an absolute path, e.g. "
                            f"$(dirname)/{file} or {_absolute_hint(file, 'launch')}", el)
         for a in el.children:     # like ros2 launch: set in the current (unscoped) context
-            scope.vars[self.attr(a, 'name', scope)] = self.attr(a, 'value', scope)
+            scope.vars[self.attr(a, "name", scope)] = self.attr(a, "value", scope)
         self.parse_file(Path(file), scope)
 
     def do_node(self, el: _El, scope: _Scope) -> None:
-        pkg = self.attr(el, 'pkg', scope, required=False)
-        exe = self.attr(el, 'exec', scope)
-        name = self.attr(el, 'name', scope, required=False)
+        pkg = self.attr(el, "pkg", scope, required=False)
+        exe = self.attr(el, "exec", scope)
+        name = self.attr(el, "name", scope, required=False)
         if name is not None and not _NAME_RE.match(name):
-            raise self.err(f'<node name={name!r}>: invalid node name', el)
-        ns = _prefix_namespace(scope.ns, self.attr(el, 'namespace', scope, required=False))
+            raise self.err(f"<node name={name!r}>: invalid node name", el)
+        ns = _prefix_namespace(scope.ns, self.attr(el, "namespace", scope, required=False))
         if ns is not None:
-            ns = ns if ns.startswith('/') else '/' + ns
+            ns = ns if ns.startswith("/") else "/" + ns
             if not _NS_RE.match(ns):
-                raise self.err(f'<node namespace=...>: invalid namespace {ns!r}', el)
-        output = self.attr(el, 'output', scope, required=False) or 'screen'
+                raise self.err(f"<node namespace=...>: invalid namespace {ns!r}", el)
+        output = self.attr(el, "output", scope, required=False) or "screen"
         if output not in _OUTPUTS:
             raise self.err(f"<node output={output!r}>: fric launch supports {', '.join(_OUTPUTS)}",
                            el)
-        on_exit = self.raw(el, 'on_exit', required=False)
-        if on_exit not in (None, 'shutdown'):
-            raise self.err(f"<node on_exit={on_exit!r}>: only on_exit=\"shutdown\" is "
+        on_exit = self.raw(el, "on_exit", required=False)
+        if on_exit not in (None, "shutdown"):
+            raise self.err(f'<node on_exit={on_exit!r}>: only on_exit="shutdown" is '
                            "supported", el)
         try:
             path = resolve_executable(pkg, exe)
         except LookupError as e:
-            raise self.err(f'<node>: {e}', el) from None
+            raise self.err(f"<node>: {e}", el) from None
 
-        cmd = [path] + self.split_args(el.attrib.get('args', ''), el, 'args', scope)
-        if 'ros_args' in el.attrib:
-            cmd += ['--ros-args'] + self.split_args(el.attrib['ros_args'], el, 'ros_args', scope)
-        cmd.append('--ros-args')     # the same order launch_ros.actions.Node produces
+        cmd = [path] + self.split_args(el.attrib.get("args", ""), el, "args", scope)
+        if "ros_args" in el.attrib:
+            cmd += ["--ros-args"] + self.split_args(el.attrib["ros_args"], el, "ros_args", scope)
+        cmd.append("--ros-args")     # the same order launch_ros.actions.Node produces
         if name is not None:
-            cmd += ['-r', f'__node:={name}']
+            cmd += ["-r", f"__node:={name}"]
         if ns is not None:
-            cmd += ['-r', f'__ns:={ns}']
+            cmd += ["-r", f"__ns:={ns}"]
         remaps, env = [], {}
         for c in el.children:
-            if c.tag == 'param':
+            if c.tag == "param":
                 cmd += self.param(c, scope)
-            elif c.tag == 'remap':
-                remaps += ['-r', f"{self.attr(c, 'from', scope)}:={self.attr(c, 'to', scope)}"]
+            elif c.tag == "remap":
+                remaps += ["-r", f"{self.attr(c, 'from', scope)}:={self.attr(c, 'to', scope)}"]
             else:
-                env[self.attr(c, 'name', scope)] = self.attr(c, 'value', scope)
-        label = self.attr(el, 'exec_name', scope, required=False) or os.path.basename(exe)
+                env[self.attr(c, "name", scope)] = self.attr(c, "value", scope)
+        label = self.attr(el, "exec_name", scope, required=False) or os.path.basename(exe)
         self.nodes.append(NodeSpec(
-            label=f'{label}-{len(self.nodes) + 1}',
-            node_name=None if name is None else _prefix_namespace(ns or '/', name),
-            cmd=cmd + remaps, env=env, output=output, on_exit_shutdown=on_exit == 'shutdown',
-            where=f'{self.files[-1]}:{el.line}'))
+            label=f"{label}-{len(self.nodes) + 1}",
+            node_name=None if name is None else _prefix_namespace(ns or "/", name),
+            cmd=cmd + remaps, env=env, output=output, on_exit_shutdown=on_exit == "shutdown",
+            where=f"{self.files[-1]}:{el.line}"))
 
     def param(self, el: _El, scope: _Scope) -> list[str]:
-        if ('from' in el.attrib) == ('name' in el.attrib):
+        if ("from" in el.attrib) == ("name" in el.attrib):
             raise self.err("<param>: give either name and value, or from (a parameter file)", el)
-        if 'from' in el.attrib:
-            path = self.attr(el, 'from', scope)
+        if "from" in el.attrib:
+            path = self.attr(el, "from", scope)
             if not os.path.isabs(path):
                 raise self.err(f"<param from={path!r}>: use an absolute path, e.g. "
                                f"{_absolute_hint(path, 'config')}", el)
             if not os.path.isfile(path):
-                raise self.err(f'<param from=...>: parameter file {path} does not exist', el)
+                raise self.err(f"<param from=...>: parameter file {path} does not exist", el)
             problem = params_file_problem(path)
             if problem:   # one line now, instead of a traceback from every node that reads it
-                raise self.err(f'<param from=...>: {problem}', el)
-            return ['--params-file', path]
-        return ['-p', f"{self.attr(el, 'name', scope)}:={self.attr(el, 'value', scope)}"]
+                raise self.err(f"<param from=...>: {problem}", el)
+            return ["--params-file", path]
+        return ["-p", f"{self.attr(el, 'name', scope)}:={self.attr(el, 'value', scope)}"]
 
 
 def parse_launch(path: str | os.PathLike, args: dict[str, str] | None = None) -> LaunchDescription:
@@ -533,8 +533,8 @@ def parse_launch(path: str | os.PathLike, args: dict[str, str] | None = None) ->
     the ``name:=value`` command-line arguments. Raises :class:`LaunchError` (message starting with
     ``file:line:``) for anything invalid or unsupported, a missing executable included."""
     file = find_launch_file(path)
-    if not file.name.endswith('.xml'):
-        raise LaunchError(f'{file}: fric launch reads XML launch files (*.launch.xml) only')
+    if not file.name.endswith(".xml"):
+        raise LaunchError(f"{file}: fric launch reads XML launch files (*.launch.xml) only")
     parser = _Parser(args or {})
     scope = _Scope(dict(args or {}))
     parser.parse_file(file, scope)
@@ -554,7 +554,7 @@ _CLEAN_STOP = {0, -signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT, 128 + si
 def _describe(code: int) -> str:
     if code < 0:
         try:
-            return f'{code} ({signal.Signals(-code).name})'
+            return f"{code} ({signal.Signals(-code).name})"
         except ValueError:
             pass
     return str(code)
@@ -562,10 +562,10 @@ def _describe(code: int) -> str:
 
 def default_log_dir() -> Path:
     """Where ros2 launch would log: $ROS_LOG_DIR, else $ROS_HOME/log, else ~/.ros/log."""
-    base = os.environ.get('ROS_LOG_DIR') or os.path.join(
-        os.environ.get('ROS_HOME') or os.path.expanduser('~/.ros'), 'log')
-    stamp = datetime.datetime.now().strftime('%Y-%m-%d-%H-%M-%S')
-    return Path(base) / f'fric_launch-{stamp}-{os.getpid()}'
+    base = os.environ.get("ROS_LOG_DIR") or os.path.join(
+        os.environ.get("ROS_HOME") or os.path.expanduser("~/.ros"), "log")
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H-%M-%S")
+    return Path(base) / f"fric_launch-{stamp}-{os.getpid()}"
 
 
 @dataclass
@@ -590,7 +590,7 @@ class _Runner:
         self.failed = False
 
     def say(self, msg: str) -> None:
-        self.write(self.err, f'[fric launch] {msg}\n')
+        self.write(self.err, f"[fric launch] {msg}\n")
 
     def write(self, sink: IO[str], text: str) -> None:
         with self.lock:
@@ -602,24 +602,24 @@ class _Runner:
 
     def pump(self, stream: IO[bytes], label: str, sink: IO[str] | None,
              log: IO[str] | None) -> None:
-        for raw in iter(stream.readline, b''):
-            line = raw.decode(errors='replace').rstrip('\r\n')
+        for raw in iter(stream.readline, b""):
+            line = raw.decode(errors="replace").rstrip("\r\n")
             if sink is not None:
-                self.write(sink, f'[{label}] {line}\n')
+                self.write(sink, f"[{label}] {line}\n")
             if log is not None:
                 with self.lock:
-                    log.write(line + '\n')
+                    log.write(line + "\n")
                     log.flush()
         stream.close()
 
     def start(self, spec: NodeSpec) -> None:
         log = None
-        if spec.output in ('log', 'both'):
+        if spec.output in ("log", "both"):
             if self.log_dir is None:
                 self.log_dir = default_log_dir()
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_dir / f'{spec.label}.log', 'w', encoding='utf-8')
-        env = {**os.environ, 'PYTHONUNBUFFERED': os.environ.get('PYTHONUNBUFFERED', '1'),
+            log = open(self.log_dir / f"{spec.label}.log", "w", encoding="utf-8")
+        env = {**os.environ, "PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED", "1"),
                **spec.env}
         try:
             proc = subprocess.Popen(spec.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -628,14 +628,14 @@ class _Runner:
         except OSError as e:
             if log:
                 log.close()
-            raise LaunchError(f'cannot start {spec.label} ({spec.where}): {e}') from None
-        screen = spec.output in ('screen', 'both')
+            raise LaunchError(f"cannot start {spec.label} ({spec.where}): {e}") from None
+        screen = spec.output in ("screen", "both")
         threads = [threading.Thread(target=self.pump, daemon=True,
                                     args=(pipe, spec.label, sink if screen else None, log))
                    for pipe, sink in ((proc.stdout, self.out), (proc.stderr, self.err))]
         self.children.append(_Child(spec, proc, threads, log))
-        self.say(f'{spec.label}: started, pid {proc.pid}'
-                 + (f', output in {log.name}' if log else ''))
+        self.say(f"{spec.label}: started, pid {proc.pid}"
+                 + (f", output in {log.name}" if log else ""))
         for t in threads:
             t.start()
 
@@ -652,8 +652,8 @@ class _Runner:
                 done.append(c)
         while self.reported < len(self.signals):
             if self.reported:
-                self.say(f'received {self.signals[self.reported]} again: shutdown already '
-                         f'in progress')
+                self.say(f"received {self.signals[self.reported]} again: shutdown already "
+                         f"in progress")
             self.reported += 1
         return done
 
@@ -676,34 +676,34 @@ class _Runner:
 
     def report_stop(self, c: _Child) -> None:
         if c.code in _CLEAN_STOP:
-            self.say(f'{c.spec.label} (pid {c.proc.pid}) stopped, exit code {_describe(c.code)}')
+            self.say(f"{c.spec.label} (pid {c.proc.pid}) stopped, exit code {_describe(c.code)}")
         else:
             self.failed = True
-            self.say(f'{c.spec.label} (pid {c.proc.pid}) exited with code {_describe(c.code)} '
-                     f'while shutting down')
+            self.say(f"{c.spec.label} (pid {c.proc.pid}) exited with code {_describe(c.code)} "
+                     f"while shutting down")
 
     def shutdown(self) -> None:
         alive = self.running()
         if not alive:
             return
-        self.say(f'stopping {len(alive)} process(es): SIGINT')
+        self.say(f"stopping {len(alive)} process(es): SIGINT")
         self.signal_all(alive, signal.SIGINT)
         alive = self.wait(self.sigterm_timeout)
         if alive:
             for c in alive:
-                self.say(f'{c.spec.label} (pid {c.proc.pid}) still running '
-                         f'{self.sigterm_timeout:g} s after SIGINT: sending SIGTERM')
+                self.say(f"{c.spec.label} (pid {c.proc.pid}) still running "
+                         f"{self.sigterm_timeout:g} s after SIGINT: sending SIGTERM")
             self.signal_all(alive, signal.SIGTERM)
             alive = self.wait(self.sigkill_timeout)
         if alive:
             self.failed = True
             for c in alive:
-                self.say(f'{c.spec.label} (pid {c.proc.pid}) still running '
-                         f'{self.sigkill_timeout:g} s after SIGTERM: sending SIGKILL')
+                self.say(f"{c.spec.label} (pid {c.proc.pid}) still running "
+                         f"{self.sigkill_timeout:g} s after SIGTERM: sending SIGKILL")
             self.signal_all(alive, signal.SIGKILL)
             for c in alive:
                 c.code = c.proc.wait()
-                self.say(f'{c.spec.label} (pid {c.proc.pid}) killed, exit code {_describe(c.code)}')
+                self.say(f"{c.spec.label} (pid {c.proc.pid}) killed, exit code {_describe(c.code)}")
 
     def loop(self) -> None:
         """Until a signal arrives or a child exits; then decide whether that was a failure."""
@@ -715,12 +715,12 @@ class _Runner:
                              f'on_exit="shutdown": shutting down')
                 else:
                     self.failed = True
-                    self.say(f'{c.spec.label} (pid {c.proc.pid}) died with exit code '
-                             f'{_describe(c.code)}')
+                    self.say(f"{c.spec.label} (pid {c.proc.pid}) died with exit code "
+                             f"{_describe(c.code)}")
             if exited:
                 return
             time.sleep(0.05)
-        self.say(f'received {self.signals[0]}: shutting down')
+        self.say(f"received {self.signals[0]}: shutting down")
 
     def run(self) -> int:
         try:
@@ -737,7 +737,7 @@ class _Runner:
                     t.join(timeout=2.0)
                 if c.log:
                     c.log.close()
-        self.say('done: ' + ('FAILED, exit status 1' if self.failed else 'exit status 0'))
+        self.say("done: " + ("FAILED, exit status 1" if self.failed else "exit status 0"))
         return 1 if self.failed else 0
 
 
@@ -757,7 +757,7 @@ def run(description: LaunchDescription | Iterable[NodeSpec], *, sigterm_timeout:
                      None if log_dir is None else Path(log_dir),
                      stdout or sys.stdout, stderr or sys.stderr)
     if not nodes:
-        runner.say('nothing to launch')
+        runner.say("nothing to launch")
         return 0
     previous = {}
     if threading.current_thread() is threading.main_thread():
