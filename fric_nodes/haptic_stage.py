@@ -24,7 +24,6 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64, Float64MultiArray
@@ -37,8 +36,8 @@ from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, cycle_steps, validate
 from fric_nodes.builders import build_sim
 
-from ._node_util import (Housekeeping, RejectLog, Ring, declare_params, run_node, sleep_ok,
-                         status, unused_overrides, wall_clock_ns)
+from ._node_util import (FricNode, Housekeeping, RejectLog, Ring, declare_params, run_node,
+                         sleep_ok, status, unused_overrides, wall_clock_ns)
 from .hardware.device_timeline import DeviceTimeline
 from .hardware.serial_link import SerialLink, state_limits
 from .hardware.stage_protocol import Mode
@@ -59,18 +58,12 @@ def _reason_of(err: InputError) -> str:
     return "non_finite" if "non-finite" in err.reason else "wrong_length"
 
 
-class HapticStage(Node):
+class HapticStage(FricNode):
     """The haptic stage node (docs/haptic_stage.md). ``kwargs`` go to ``Node`` (e.g.
     ``parameter_overrides``, ``namespace``)."""
 
-    def __init__(self, node_name: str = names.HAPTIC_STAGE, **kwargs):
-        super().__init__(node_name, **kwargs)
-        self._link: SerialLink | None = None
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
+    default_name = names.HAPTIC_STAGE
+    _link: SerialLink | None = None  # the serial backend's link (set in _setup)
 
     # ------------------------------------------------------------------ set-up
     def _setup(self) -> None:
