@@ -312,12 +312,23 @@ def _fatal_error(nodes) -> str | None:
     return None
 
 
-def report_fatal(nodes, prog: str, what: str) -> None:
-    """Publish one ERROR status per node on /diagnostics (the node is about to stop)."""
+def report_fatal(nodes, prog: str, what: str, wait_s: float = 2.0) -> None:
+    """Publish one ERROR status per node on /diagnostics (the node is about to stop).
+
+    The publisher is new, so it first waits (at most ``wait_s``) until it has matched every
+    /diagnostics subscriber the node's graph knows of, and after publishing until they have
+    acknowledged it: on a loaded machine a status published at once is lost with the node."""
     from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.duration import Duration
     for node in nodes:
         try:
             pub = node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+            end = time.monotonic() + wait_s
+            while time.monotonic() < end:
+                known = node.count_subscribers("/diagnostics")
+                if known and pub.get_subscription_count() >= known:
+                    break
+                time.sleep(0.01)
             msg = DiagnosticArray()
             msg.header.stamp = node.get_clock().now().to_msg()
             msg.status = [DiagnosticStatus(level=DiagnosticStatus.ERROR,
@@ -325,9 +336,9 @@ def report_fatal(nodes, prog: str, what: str) -> None:
                                            hardware_id=prog,
                                            message=f"stopping: {what}")]
             pub.publish(msg)
+            pub.wait_for_all_acked(Duration(seconds=max(0.0, end - time.monotonic()) + 0.2))
         except Exception:  # noqa: BLE001 - the context may be gone; the log and exit 1 remain
             pass
-    time.sleep(0.2)  # let DDS deliver the status before the node is destroyed
 
 
 def init_ros(prog: str, argv: list[str]) -> bool:

@@ -39,7 +39,7 @@ _SCRIPT = textwrap.dedent("""
 
         def tick(self):
             self.ticks += 1
-            if self.ticks == 10:
+            if self.ticks == 30:  # 1.5 s: time for discovery of the listener on a busy machine
                 if MODE == "raise":
                     raise RuntimeError("boom in a timer")
                 self.fatal_error = "worker thread gave up"
@@ -81,7 +81,7 @@ def _run_crashy(mode: str, tmp_path):
 def test_a_callback_that_raises_ends_the_node_reported_safe_and_nonzero(tmp_path):
     rc, out, err, errors = _run_crashy("raise", tmp_path)
     assert rc == 1, (rc, out, err)
-    assert "final safe output after 10 ticks" in out, (out, err)  # on_stop ran
+    assert "final safe output after 30 ticks" in out, (out, err)  # on_stop ran
     assert "RuntimeError" in err and "boom in a timer" in err and "Traceback" in err, err
     assert "crashy: stopped: unexpected RuntimeError in a callback: boom in a timer" in err
     assert errors and "boom in a timer" in errors[0].message, errors
@@ -90,7 +90,7 @@ def test_a_callback_that_raises_ends_the_node_reported_safe_and_nonzero(tmp_path
 def test_a_node_whose_thread_gave_up_ends_reported_safe_and_nonzero(tmp_path):
     rc, out, err, errors = _run_crashy("fatal", tmp_path)
     assert rc == 1, (rc, out, err)
-    assert "final safe output after 10 ticks" in out, (out, err)
+    assert "final safe output after 30 ticks" in out, (out, err)
     assert "crashy: stopped: worker thread gave up" in err, err
     assert errors and "worker thread gave up" in errors[0].message, errors
 
