@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 import rclpy
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
@@ -49,8 +49,9 @@ class FricNode(Node):
     subscriptions and timers, and add the live-parameter callbacks (validate the whole new set,
     then apply it). Callbacks forward messages to the core object; rejected inputs go to a
     :class:`RejectLog`; markers and diagnostics (``diagnostic_status()``) run in the control
-    loop's slack (:class:`Housekeeping`). ``main`` is :func:`run_node` with the final safe output
-    as ``on_stop``.
+    loop's slack (:class:`Housekeeping`); :meth:`publish_diagnostics` publishes the status on
+    ``self._diag_pub`` (the /diagnostics publisher ``_setup`` creates). ``main`` is
+    :func:`run_node` with the final safe output as ``on_stop``.
 
     A ``_setup`` that raises destroys the node before the error propagates (``run_node`` prints
     a ``ValueError`` as ``bad parameters``): no half-built node stays in the context. ``kwargs``
@@ -69,6 +70,16 @@ class FricNode(Node):
 
     def _setup(self) -> None:
         raise NotImplementedError
+
+    def diagnostic_status(self) -> DiagnosticStatus:
+        raise NotImplementedError
+
+    def publish_diagnostics(self) -> None:
+        """One DiagnosticArray holding :meth:`diagnostic_status` on ``self._diag_pub``."""
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [self.diagnostic_status()]
+        self._diag_pub.publish(msg)
 
 
 def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
@@ -318,7 +329,6 @@ def report_fatal(nodes, prog: str, what: str, wait_s: float = 2.0) -> None:
     The publisher is new, so it first waits (at most ``wait_s``) until it has matched every
     /diagnostics subscriber the node's graph knows of, and after publishing until they have
     acknowledged it: on a loaded machine a status published at once is lost with the node."""
-    from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.duration import Duration
     for node in nodes:
         try:

@@ -150,7 +150,7 @@ class FrictionRenderer(FricNode):
         self.create_timer(1.0 / values["marker_rate"],
                           self._housekeeping.timer(self._on_markers), clock=self._steady)
         self.create_timer(values["diagnostics_period"],
-                          self._housekeeping.timer(self._on_diagnostics), clock=self._steady)
+                          self._housekeeping.timer(self.publish_diagnostics), clock=self._steady)
 
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
@@ -522,12 +522,6 @@ class FrictionRenderer(FricNode):
             plausible=(self._plaus_what[1], self._plaus_lim), stuck=self._bank.stuck(),
             force=self.marker_forces()[1], state_topic=self._state_topic,
             publishers=self.count_publishers(self._state_topic), logger=self.get_logger())
-
-    def _on_diagnostics(self) -> None:
-        msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = [self.diagnostic_status()]
-        self._diag_pub.publish(msg)
 
 
 def shutdown(node: FrictionRenderer, context_ok: bool) -> None:

@@ -116,7 +116,7 @@ class TransmissionSim(FricNode):
         self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench, qos.CONTROL_SUB)
         self._house = Housekeeping()
         self.create_timer(1.0 / v["marker_rate"], self._house.timer(self._publish_markers))
-        self.create_timer(v["diagnostics_period"], self._house.timer(self._publish_diagnostics))
+        self.create_timer(v["diagnostics_period"], self._house.timer(self.publish_diagnostics))
         self._start_ns = time.monotonic_ns()
         self._stamp0_ns = time.time_ns()  # joint_states stamp of simulated time 0
         if v["sync"] == "realtime":
@@ -340,16 +340,10 @@ class TransmissionSim(FricNode):
         return status(f"{self.get_fully_qualified_name()}: arm", ",".join(self.joint_names),
                       level, problems, "ok", kv)
 
-    def _publish_diagnostics(self) -> None:
-        msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = [self.diagnostic_status()]
-        self._diag_pub.publish(msg)
-
 
 def _shutdown(node: TransmissionSim, context_ok: bool) -> None:
     if context_ok:
-        node._publish_diagnostics()
+        node.publish_diagnostics()
         sleep_ok(0.05)
     node.get_logger().info(f"stopped after {node.steps} steps ({node.steps * node.h:.3f} s)")
 
