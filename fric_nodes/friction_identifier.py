@@ -43,11 +43,11 @@ from fric_interfaces import names, qos
 from fric_interfaces.conversions import InputError, JointStateReader
 from fric_interfaces.identifier_params import (LIVE, RESULT_PARAMS, RESULT_SPECS, SPECS,
                                                travel_band, validate)
-from fric_nodes.builders import check_excitation
 from fric_interfaces.parameters import check, descriptor
+from fric_nodes.builders import check_excitation
 
-from ._node_util import (Housekeeping, RejectLog, declare_params, run_node, sleep_ok, status,
-                         unused_overrides)
+from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
+                         status, unused_overrides)
 
 __all__ = ["FrictionIdentifier", "main"]
 
@@ -64,21 +64,16 @@ def _resolve(node: Node, name: str) -> str:
     return f"{node.get_namespace().rstrip('/')}/{name}"
 
 
-class FrictionIdentifier(Node):
+class FrictionIdentifier(FricNode):
     """The identification node (docs/friction_identifier.md). ``kwargs`` go to ``Node``."""
 
-    def __init__(self, node_name: str = names.FRICTION_IDENTIFIER, **kwargs):
-        super().__init__(node_name, **kwargs)
-        self._on_start_thread: threading.Thread | None = None
-        self._service_node: Node | None = None
-        self._service_executor: MultiThreadedExecutor | None = None
-        self._service_thread: threading.Thread | None = None
-        self._stopping = False
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
+    default_name = names.FRICTION_IDENTIFIER
+    # threads and the service's helper node (set in _setup; stop/destroy_node look at them)
+    _on_start_thread: threading.Thread | None = None
+    _service_node: Node | None = None
+    _service_executor: MultiThreadedExecutor | None = None
+    _service_thread: threading.Thread | None = None
+    _stopping = False
 
     # ------------------------------------------------------------------ set-up
     def _setup(self) -> None:
@@ -109,7 +104,6 @@ class FrictionIdentifier(Node):
         self._reason = ""
         self._summary = ""
         self._fits: dict = {}
-        self._stopping = False
         self.finished = False  # exit_when_done / exit_on_failure / a fatal error: main exits
         self.exit_status = 0
         self._trust = ""  # the last fit's record lost too much to trust it (else "")
