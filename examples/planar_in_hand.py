@@ -50,7 +50,7 @@ DURATION, DURATION_QUICK = 2.0, 1.0
 # --quick (CI): case 2 and the Hertz-like pads over the first grip cycle (slip 0.28–0.55 s,
 # grip maximum at 0.625 s); f_N,2 until 0.9 s (stuck at 2 N from 0.55 s, checked from 0.75 s).
 # Case 1 needs 1 s at 2.5e-5 s (the second grip minimum) and runs in the full run only; its
-# pivot is tested on the reduced model in test/test_planar_in_hand.py.
+# pivot is tested on the reduced model in test/core/test_planar_in_hand.py.
 DURATION_CASE2_QUICK = 0.7
 DURATION_FN2, DURATION_FN2_QUICK = 1.2, 0.9   # f_N,2: one slip (0.33–0.55 s), then stuck
 N_CELLS, N_CELLS_QUICK = 21, 11

@@ -121,7 +121,7 @@ def check(chk: Checks, name: str, r: dict) -> None:
     # Fig. 22: the ellipsoid is clearly worse. Its worst component must be ≥ 5× the corrected
     # model's worst (measured max(e_ell)/max(e_red) = 6.7–24.4×, the line and gradient line
     # lowest) — far outside the resolution noise of either; the same bound as
-    # test/test_planar_reduced.py.
+    # test/core/test_planar_reduced.py.
     chk(f"{name}: ellipsoid reduced model clearly worse (worst normalised RMSE >= 5x)",
         max(e_ell) >= 5.0 * max(e_red), f"{max(e_ell):.4f} vs {max(e_red):.4f}")
     # Steady state during the pure rotation: a cell at distance ρ from the CoP relaxes over a

@@ -27,7 +27,7 @@ from std_msgs.msg import Float64MultiArray
 from fric_core.haptics.stage import HapticStageSim
 from fric_interfaces import names, qos
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RES = 2.57e-6  # encoder count (m)
 RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
 DBL_MAX = 1.7976931348623157e308

@@ -18,7 +18,7 @@ from fric_core.transmission.projection import AxprojSolver
 from fric_core.transmission import IllPosedWarning, Transmission
 
 H = 1e-3
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ROTORS7 = [2.0, 2.0, 1.5, 1.5, 0.8, 0.8, 0.5]
 
 

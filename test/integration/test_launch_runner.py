@@ -17,7 +17,7 @@ import pytest
 
 from fric_nodes.tools.launch_runner import LaunchError, parse_launch, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 FAKE = '''#!{python}
 import json, os, signal, sys, time

@@ -26,7 +26,7 @@ from fric_core.design import (non_oscillatory_B, non_oscillatory_K, static_advic
 from fric_interfaces.renderer_params import GLOBAL_SPECS, joint_specs
 from fric_nodes.builders import build_bank
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(63)
 
 

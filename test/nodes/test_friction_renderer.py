@@ -37,7 +37,7 @@ from fric_interfaces.renderer_params import (GLOBAL_SPECS, joint_specs, resolve_
 from fric_nodes.builders import build_bank
 from fric_nodes.friction_renderer import FrictionRenderer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_000_000_000  # first stamp [ns]
 DT_NS = 1_000_000
 K, B, F, DT = 6000.0, 10.0, 4.0, 0.001

@@ -191,7 +191,7 @@ def test_example_config_is_well_posed_with_joint1_self_locking(make):
     import yaml
     from pathlib import Path
 
-    cfg = yaml.safe_load((Path(__file__).parent.parent / "config" / "arm_transmission.yaml")
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "arm_transmission.yaml")
                          .read_text())["transmission_sim"]["ros__parameters"]
     node = make(**{k: v for k, v in cfg.items() if k not in ("sync", "gravity")})
     assert float(_diag(node)[2]["sigma_max(P)"]) < 1.0
@@ -208,7 +208,7 @@ def test_launch_file_runs_sim_and_renderer_to_the_duration(tmp_path):
     shim.write_text(f"#!/bin/sh\nexec {sys.executable} -m fric_nodes.transmission_sim \"$@\"\n")
     shim.chmod(0o755)
     env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
-    launch = Path(__file__).parent.parent / "launch" / "arm_transmission.launch.xml"
+    launch = Path(__file__).resolve().parents[2] / "launch" / "arm_transmission.launch.xml"
     r = subprocess.run([sys.executable, "-m", "fric_nodes.tools.cli", "launch", str(launch),
                         "duration:=1.0"], capture_output=True, text=True, timeout=60, env=env)
     out = r.stdout + r.stderr
@@ -305,7 +305,7 @@ def test_arm_rviz_config_shows_the_sim_markers_in_its_marker_frame():
     import yaml
     from pathlib import Path
 
-    share = Path(__file__).parent.parent
+    share = Path(__file__).resolve().parents[2]
     cfg = yaml.safe_load((share / "config" / "arm.rviz").read_text())
     vm = cfg["Visualization Manager"]
     topics = [d["Topic"]["Value"] for d in vm["Displays"]

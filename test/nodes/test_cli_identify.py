@@ -15,7 +15,7 @@ from fric_core.haptics.report import REPORT_FILES
 from fric_core.haptics.stage import SAMPLES, HapticStageSim
 from fric_nodes.tools.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BRASS = SAMPLES["brass"]
 
 

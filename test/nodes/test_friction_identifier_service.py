@@ -29,7 +29,7 @@ from std_srvs.srv import Trigger
 
 from fric_nodes.tools import pipeline
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 STAGE = dict(sync="lockstep", seed=0, lockstep_timeout=2.0, command_timeout=0.5,

@@ -36,7 +36,7 @@ from fric_nodes.haptic_stage import HapticStage
 from fric_nodes.hardware.stage_emulator import StageEmulator
 from fric_nodes.hardware.stage_protocol import SYNC, TYPE_STATE, crc16
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RATE = 200.0
 P_NS = 5_000_000
 RES = 2.57e-6  # encoder count (m)

@@ -24,7 +24,7 @@ from std_msgs.msg import Float64MultiArray
 
 from fric_interfaces import names, qos
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
 LIMIT = 3.1416  # urdf/planar_2link.urdf: both joints, lower = -3.1416, upper = 3.1416
 EFFORT = 1000.0  # and effort="1000" [N m]

@@ -45,7 +45,7 @@ import pytest
 from fric_nodes.tools import pipeline
 from fric_nodes.tools.launch_runner import parse_launch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = 2  # kill cycles per test run (checked 20+ times by hand: see the issue note)
 HAND = "0.5:0, " + ", ".join(["0.3:6:0.05, 0.3:-6:0.05"] * 100)  # ±6 N on the carriage
 

@@ -43,7 +43,7 @@ from fric_nodes.builders import check_excitation
 from fric_nodes.tools import pipeline
 from fric_nodes.friction_identifier import FrictionIdentifier
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BRASS = SAMPLES["brass"]
 PY = sys.executable
 

@@ -44,7 +44,7 @@ import yaml
 from fric_nodes.tools import pipeline, run_report
 from fric_nodes.tools.launch_runner import parse_launch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 F = 4.0
 K = 6000.0
 COUNT = 2.57e-6  # one encoder count [m]

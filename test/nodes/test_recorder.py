@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N = 20_000           # joint_states messages published over DDS
 RATE = 10_000.0      # per second: 2 s; the recorder keeps up with this on loopback
 EVERY_EFFORT = 10    # an effort command after every 10th state

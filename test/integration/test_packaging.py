@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import setuptools
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ['fric_core', 'fric_nodes', 'fric_interfaces']
 # The RMW implementation is a deployment choice, not a dependency a package.xml names.
 WHEELS_WITHOUT_EXEC_DEPEND = {'ros-rmw-fastrtps-cpp'}

@@ -16,7 +16,7 @@ import pytest
 from fric_nodes._node_util import Housekeeping
 from fric_nodes.scheduling import apply_scheduling
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_impossible_settings_name_the_parameter():

@@ -37,7 +37,7 @@ from fric_interfaces import names, qos
 from fric_interfaces.conversions import joint_state_msg
 from fric_nodes.friction_renderer import FrictionRenderer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_000_000_000
 DT_NS = 1_000_000
 K, B, DT = 6000.0, 10.0, 0.001

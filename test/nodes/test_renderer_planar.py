@@ -202,7 +202,7 @@ def test_example_config_loads_and_passes_the_design_check():
     import yaml
     from pathlib import Path
 
-    cfg = yaml.safe_load((Path(__file__).parent.parent / "config" / "renderer_planar.yaml")
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "renderer_planar.yaml")
                          .read_text())["friction_renderer"]["ros__parameters"]
     vals = {s.name: s.default for s in GLOBAL_SPECS + PLANAR_SPECS}
     vals.update({s.name: s.default for s in joint_specs("gripper")})
