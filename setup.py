@@ -33,7 +33,7 @@ setup(
             "ros-std-srvs",
             "ros-rcl-interfaces",
         ],
-        "dev": ["pytest", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
+        "dev": ["pytest", "ruff", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
     },
     entry_points={
         "console_scripts": [

@@ -57,8 +57,8 @@ def main(argv=None) -> int:
         print(f"fit_friction {method}: 2 s of 1 kHz data (2000 samples): {ms:8.3f} ms "
               f"(target < {TARGET_2S_MS:g} ms: {ok})")
         ms = best_ms(lambda: fit_friction(*dbig, method=method), max(1, reps // 5))
-        print(f"fit_friction {method}: {big} samples: {ms:8.1f} ms ({ms / big * 1e6:.1f} ns/sample; "
-              f"no target)")
+        print(f"fit_friction {method}: {big} samples: {ms:8.1f} ms "
+              f"({ms / big * 1e6:.1f} ns/sample; no target)")
     return 0
 
 

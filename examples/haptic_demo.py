@@ -10,8 +10,8 @@ A realtime run on a loaded machine makes the identifier miss states; a record th
 ``MAX_LOST_FRACTION`` (5 %) of its samples is NOT TRUSTED and fails the verdict, saying so (run
 it again on a quieter machine, or ``--sync lockstep``).
 
-Then, for each rendering mode (impedance: model C, velocity in, force out; admittance: model A, force in,
-position setpoint out) it runs
+Then, for each rendering mode (impedance: model C, velocity in, force out; admittance: model A,
+force in, position setpoint out) it runs
 
     fric launch haptic_render.launch.xml mode:=<mode> duration:=15.0 out_dir:=<out>/haptic_<mode>
 

@@ -1,4 +1,4 @@
-"""fric main job: the "haptic camera" of paper 003 (Richard, Cutkosky & MacLean) on simulated stages.
+"""fric main job: the "haptic camera" of paper 003 (Richard, Cutkosky & MacLean), simulated.
 
     fric launch identify_and_render.launch.xml sample:=brass out_dir:=<out>/identify_and_render
 

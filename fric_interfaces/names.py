@@ -16,7 +16,8 @@ MARKERS = "~/markers"  #: visualization_msgs/MarkerArray
 DIAGNOSTICS = "/diagnostics"  #: diagnostic_msgs/DiagnosticArray
 
 # Services
-IDENTIFY = "~/identify"  #: std_srvs/Trigger on friction_identifier (-> friction_identifier/identify)
+#: std_srvs/Trigger on friction_identifier (-> friction_identifier/identify)
+IDENTIFY = "~/identify"
 
 # Executables / default node names
 FRICTION_RENDERER = "friction_renderer"

@@ -1,12 +1,13 @@
-# DDS rule: only loopback traffic is allowed on developer machines and CI. Every process that may start
-# DDS (rclpy.init, a node, `fric launch`) must run with ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a
-# ROS_DOMAIN_ID of its own, so concurrent test runs never see each other's nodes. This file sets both at
-# import time, before any test imports rclpy; subprocesses started by tests inherit os.environ.
+# DDS rule: only loopback traffic is allowed on developer machines and CI. Every process that
+# may start DDS (rclpy.init, a node, `fric launch`) must run with
+# ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a ROS_DOMAIN_ID of its own, so concurrent test runs
+# never see each other's nodes. This file sets both at import time, before any test imports
+# rclpy; subprocesses started by tests inherit os.environ.
 #
-# The tests are split by what they need (markers follow the folder, see pytest_collection_modifyitems):
+# The tests are split by what they need (markers follow the folder: pytest_collection_modifyitems):
 #   core/         numpy/scipy physics and the papers' figures: no rclpy, no process   (no marker)
 #   nodes/        the contract, one node in-process or as a process, the hardware link   ("ros")
-#   integration/  launch files, pipelines of node processes, example and bench scripts ("ros", "slow")
+#   integration/  launch files, node pipelines, example and bench scripts    ("ros", "slow")
 # `pytest -m "not ros" test` runs the physics alone; `pytest test/core` is the same set.
 import os
 import sys

@@ -1,6 +1,7 @@
 """Running the haptic pipeline (``launch/haptic_render.launch.xml``) from scripts and tests: a DDS
 domain nobody else is using, the ``fric launch`` command line, and the physics checks on a
-recorded run (used by ``examples/haptic_demo.py`` and ``test/integration/test_integration_pipeline.py``).
+recorded run (used by ``examples/haptic_demo.py`` and
+``test/integration/test_integration_pipeline.py``).
 
 DDS stays on loopback: every environment built here has
 ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``. Other runs on the same machine (a second checkout's

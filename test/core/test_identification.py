@@ -45,7 +45,7 @@ def stage_record(seed, sample="brass", warmup=2.0):
                  for k in ("position", "velocity", "acceleration", "force"))
 
 
-# -- recovery and consistency ------------------------------------------------------------------------
+# -- recovery and consistency ----------------------------------------------------------------------
 def test_eiv_errors_consistent_with_reported_std_over_seeds():
     """30 seeds of pure-array data with Table 1's noise (velocity noise at the paper's
     conservative 3.18e-3 m/s). If the reported std is right, the z-scores (estimate − truth)/std
@@ -131,7 +131,7 @@ def test_dv_override_and_ols_std():
     assert f.Cp == pytest.approx(BRASS.law.Cp, abs=5 * f.std["Cp"])
 
 
-# -- identifiability ---------------------------------------------------------------------------------
+# -- identifiability -------------------------------------------------------------------------------
 def test_bad_data_sets_name_the_problem():
     x, v, a, F = arrays(1)
     with pytest.raises(ValueError, match="only positive velocities"):
@@ -167,7 +167,7 @@ def test_bad_data_sets_name_the_problem():
         fit_friction(x, v, a, F, noise=dict(accel=100.0, vel=0.0))
 
 
-# -- the renderable law ------------------------------------------------------------------------------
+# -- the renderable law ----------------------------------------------------------------------------
 def test_law_renders_with_static_bounds():
     f = fit_friction(*arrays(5), noise=PAPER_NOISE)
     law = f.law()
@@ -186,7 +186,7 @@ def test_law_clips_negative_viscosity_with_warning():
     assert law.bp == 0.0 and law.bn == f.bn
 
 
-# -- excitation and differentiation ------------------------------------------------------------------
+# -- excitation and differentiation ----------------------------------------------------------------
 def test_excitation():
     ex = excitation(amplitude=0.01, frequency=2.0, cycles=4, warmup=10.0)
     assert ex.record.sum() == 2000 and (~ex.record).sum() == 10000

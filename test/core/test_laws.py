@@ -40,7 +40,8 @@ def _residual_scalar(law, x, Z, y):
 def test_phi_z_solves_implicit_equation_scalar(law):
     for _ in range(4000):
         Z = 10.0 ** RNG.uniform(-5, -1)
-        if not law.is_unique(Z):  # Φ_Z of the widened law: test_asymmetric_regularised_when_15_fails
+        # Φ_Z of the widened law: test_asymmetric_regularised_when_15_fails
+        if not law.is_unique(Z):
             continue
         x = RNG.normal() * 10.0 ** RNG.uniform(-6, 1)
         y = law.phi_z(x, Z)

@@ -175,7 +175,7 @@ def test_two_devices_with_the_same_joint_are_an_error_on_diagnostics(ros):
     node = FrictionRenderer(parameter_overrides=[Parameter("watchdog_timeout", value=30.0)])
     peers = [rclpy.create_node(f"dead_device_peer{i}") for i in range(2)]
     try:
-        pubs = [p.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
+        _pubs = [p.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
                 for p in peers]
         end = time.monotonic() + 10.0
         while node.count_publishers(names.JOINT_STATES) < 2 and time.monotonic() < end:

@@ -3,7 +3,8 @@
 ``launch/haptic_render.launch.xml`` is run with ``fric launch`` (haptic_stage + friction_renderer
 + fric_recorder, each its own process), the stage in ``sync:=lockstep`` (deterministic: the
 stage waits for each command, so a loaded 2-core machine changes the wall time, not the physics).
-The assertions read what the recorder saved (``run.npz``, analysed by ``fric_nodes.tools.run_report``).
+The assertions read what the recorder saved (``run.npz``, analysed by
+``fric_nodes.tools.run_report``).
 The operator (launch default hand script, on the handle beyond the load cell): rest 2 s, 2 N
 for 10.5 s (below breakaway), 5.3 N for 0.2 s (above), release. Rendered law: Coulomb F = 4 N
 (model C with K = 6000 N/m, B = 60 N·s/m in impedance mode; model A with M = 2 kg in admittance

@@ -202,7 +202,8 @@ def test_if_unless_and_group_namespaces(tmp_path, fakes):
             <node exec="sleeper" name="i" namespace="x"/>
           </group>
           <node exec="sleeper" name="j"/>
-          <group scoped="false"><push-ros-namespace namespace="leak"/><let name="v" value="2"/></group>
+          <group scoped="false"><push-ros-namespace namespace="leak"/>
+            <let name="v" value="2"/></group>
           <node exec="sleeper" name="k" args="$(var v)"/>
         </launch>
     ''')
@@ -265,7 +266,8 @@ def test_include_with_args(tmp_path, fakes):
     ('<group if="false">\n<executable cmd="ls"/></group>', 3, 'unsupported tag <executable>'),
     ('<node exec="sleeper">\n  <choice value="x"/>\n</node>', 3,
      '<choice> is not supported inside <node>'),
-    ('<node exec="sleeper" args="$(command ls)"/>', 2, r'unsupported substitution \$\(command ls\)'),
+    ('<node exec="sleeper" args="$(command ls)"/>', 2,
+     r'unsupported substitution \$\(command ls\)'),
     ('<node exec="sleeper" args="$(var $(env X))"/>', 2, 'nested substitution'),
     ('<node exec="sleeper" args="$(var x"/>', 2, 'unterminated substitution'),
     ('<node exec="sleeper" args="$(var nope)"/>', 2, "launch argument 'nope' is not defined"),
@@ -489,7 +491,8 @@ def test_command_line_is_what_rcl_expects(tmp_path, capsys):
         <launch>
           <group>
             <push-ros-namespace namespace="haptic"/>
-            <node exec="$(dirname)/probe" name="stage" args="--foo 'a b'" ros_args="--log-level warn"
+            <node exec="$(dirname)/probe" name="stage" args="--foo 'a b'"
+                  ros_args="--log-level warn"
                   on_exit="shutdown">
               <param name="rate" value="1000"/>
               <param name="quoted" value="'1'"/>

@@ -1,4 +1,4 @@
-"""Packaging: a real colcon build, package.xml agreeing with setup.py, and a loopback ROS smoke test."""
+"""Packaging: a colcon build, package.xml agreeing with setup.py, and a loopback ROS smoke test."""
 import os
 import runpy
 import shutil
@@ -88,7 +88,8 @@ def test_package_xml_agrees_with_setup_py(monkeypatch):
     assert 'rosbags' in (ROOT / 'package.xml').read_text()
     ros_extra = set(kw['extras_require']['ros'])
     wheels = {'ros-' + d.replace('_', '-') for d in ros_deps}
-    assert wheels <= ros_extra, f'exec_depends without a wheel in the ros extra: {wheels - ros_extra}'
+    assert wheels <= ros_extra, \
+        f'exec_depends without a wheel in the ros extra: {wheels - ros_extra}'
     assert ros_extra - wheels <= WHEELS_WITHOUT_EXEC_DEPEND, \
         f'wheels in the ros extra without an exec_depend: {ros_extra - wheels}'
     assert set(py_deps) | pip_only == set(kw['install_requires'])

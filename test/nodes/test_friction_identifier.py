@@ -490,8 +490,9 @@ def test_launch_file_resolves_two_namespaced_stages():
     cfg = yaml.safe_load((ROOT / "config" / "identify_and_render.yaml").read_text())
     assert set(cfg) == {n.node_name for n in desc}
     assert cfg["/display/friction_renderer"]["ros__parameters"]["output_enabled"] is False
-    r = subprocess.run([PY, "-m", "fric_nodes.tools.cli", "launch", "identify_and_render.launch.xml",
-                        "--print"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([PY, "-m", "fric_nodes.tools.cli", "launch",
+                        "identify_and_render.launch.xml", "--print"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("--params-file") == 5
 
