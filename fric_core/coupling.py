@@ -54,9 +54,35 @@ def simulate_mass_on_impedance(element, M: ArrayLike, h, dt: float,
     (non-oscillatory for B² = 4KM needs T² < M/(4K)). The same applies to the σ0, σ1 presliding
     spring of the bristle models.
 
-    ``element``: anything with ``step(u) -> f`` (f with the sign of u); its ``dt``, if it has one,
-    must equal ``dt``. ``M`` > 0 (an (n,) array for per-joint masses with an (N, n) ``h``);
-    ``v0`` the initial velocity. Returns ``(x, v, f)``, each of h's shape.
+    Parameters
+    ----------
+    element : impedance element
+        Anything with ``step(u) -> f`` (f with the sign of u), e.g. a model-C element or
+        :class:`~fric_core.baselines.LuGre`; its ``dt``, if it has one, must equal ``dt``.
+        Stepped from its current state.
+    M : float or (n,) array
+        Mass, kg (> 0); an (n,) array for per-joint masses needs an (N, n) ``h``.
+    h : (N,) or (N, n) array_like
+        Applied force h_k at each step, N.
+    dt : float
+        Time step T, s (> 0).
+    v0 : float or (n,) array, optional
+        Initial velocity, m/s (default 0).
+
+    Returns
+    -------
+    x : ndarray
+        Position, m, of h's shape (x = 0 before the first step).
+    v : ndarray
+        Velocity v_k, m/s, of h's shape.
+    f : ndarray
+        Friction force f_k returned by the element, N, of h's shape.
+
+    Raises
+    ------
+    ValueError
+        On a non-finite or mis-shaped ``h``, a non-positive ``M`` or ``dt``, per-joint ``M``/``v0``
+        that do not match h's columns, or an element whose ``dt`` differs from ``dt``.
     """
     h = _force_sequence(h)
     M = param("M", M, minimum=0.0, strict=True)
@@ -105,6 +131,26 @@ def simulate_admittance(element, h) -> Tuple[np.ndarray, np.ndarray]:
 
     ``v[k]`` is the velocity returned for ``h[k]`` and ``x[k] = T Σ_{j≤k} v[j]`` the displacement
     since the start (T = ``element.dt``).
+
+    Parameters
+    ----------
+    element : admittance element
+        Anything with ``step(h) -> v`` and a time step ``dt`` (s, > 0): model A, D, Karnopp, ...
+        Stepped from its current state.
+    h : (N,) or (N, n) array_like
+        Applied force at each step, N.
+
+    Returns
+    -------
+    x : ndarray
+        Displacement since the start, m, of h's shape.
+    v : ndarray
+        Velocity returned by the element for each ``h[k]``, m/s, of h's shape.
+
+    Raises
+    ------
+    ValueError
+        On a non-finite or mis-shaped ``h``, or an element without a positive ``dt``.
     """
     h = _force_sequence(h)
     dt = param("dt", getattr(element, "dt", float("nan")), minimum=0.0, strict=True,

@@ -56,6 +56,24 @@ def static_convergence(M: ArrayLike, K: ArrayLike, B: ArrayLike, dt: float) -> S
 
     Per-joint arrays are accepted; ``converges``/``non_oscillatory`` then hold for all joints
     and ``eigenvalues`` has shape (n, 2).
+
+    Parameters
+    ----------
+    M : float or (n,) array
+        Mass, kg (> 0).
+    K : float or (n,) array
+        Contact stiffness of the model-C element, N/m (≥ 0).
+    B : float or (n,) array
+        Contact viscosity of the model-C element, N s/m (≥ 0).
+    dt : float
+        Time step T, s (> 0).
+
+    Returns
+    -------
+    StaticConvergence
+        The eigenvalues of (63) (shape (2,), or (n, 2) for per-joint arrays), whether they
+        converge and settle without oscillation, and ``dt_critical`` = sqrt(M/(4K)), s (the
+        smallest over the joints; inf for K = 0).
     """
     M = param("M", M, minimum=0.0, strict=True)
     K = param("K", K, minimum=0.0)
@@ -89,6 +107,22 @@ def non_oscillatory_B(M: float, K: float, dt: float) -> tuple[float, float]:
     continuous-time critical damping 2√(KM) less the T K that the implicit step adds),
     ``B_max = min(M/T, 2M/T − T K)``. Empty (B_min > B_max) when T² > M/(4K) roughly: then no
     B helps and T or K must change (:func:`max_dt_non_oscillatory`).
+
+    Parameters
+    ----------
+    M : float
+        Mass, kg (> 0).
+    K : float
+        Contact stiffness, N/m (≥ 0).
+    dt : float
+        Time step T, s (> 0).
+
+    Returns
+    -------
+    B_min : float
+        Smallest non-oscillatory viscosity, N s/m (≥ 0).
+    B_max : float
+        Largest non-oscillatory viscosity, N s/m; below ``B_min`` when no B works.
     """
     M = param("M", M, minimum=0.0, strict=True, allow_array=False)
     K = param("K", K, minimum=0.0, allow_array=False)
@@ -97,9 +131,26 @@ def non_oscillatory_B(M: float, K: float, dt: float) -> tuple[float, float]:
 
 
 def non_oscillatory_K(M: float, B: float, dt: float) -> float:
-    """The largest K for which eq. (63) settles without oscillation at this B (see
-    :func:`non_oscillatory_B`: β ≥ 2√κ − κ solved for κ): ``K_max = (M/T²)(1 − √(1 − T B/M))²``;
-    0 when T B ≥ M (then the step itself overshoots: lower B or T)."""
+    """The largest K for which eq. (63) settles without oscillation at this B.
+
+    See :func:`non_oscillatory_B`: β ≥ 2√κ − κ solved for κ gives
+    ``K_max = (M/T²)(1 − √(1 − T B/M))²``; 0 when T B ≥ M (then the step itself overshoots:
+    lower B or T).
+
+    Parameters
+    ----------
+    M : float
+        Mass, kg (> 0).
+    B : float
+        Contact viscosity, N s/m (≥ 0).
+    dt : float
+        Time step T, s (> 0).
+
+    Returns
+    -------
+    K_max : float
+        Largest non-oscillatory stiffness, N/m (0 when T B ≥ M).
+    """
     M = param("M", M, minimum=0.0, strict=True, allow_array=False)
     B = param("B", B, minimum=0.0, allow_array=False)
     T = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
@@ -111,8 +162,32 @@ def non_oscillatory_K(M: float, B: float, dt: float) -> float:
 
 def static_advice(M: float, K: float, B: float, dt: float, *, k_name: str = "K",
                   b_name: str = "B") -> str:
-    """What to change so that eq. (63) settles without oscillation, in words with the numbers
-    (for a log line): raise B to at least B_min, or lower K to at most K_max."""
+    """What to change so that eq. (63) settles without oscillation, in words with the numbers.
+
+    For a log line: raise B to at least B_min (:func:`non_oscillatory_B`), or lower K to at most
+    K_max (:func:`non_oscillatory_K`); when neither helps, lower dt below
+    :func:`max_dt_non_oscillatory`.
+
+    Parameters
+    ----------
+    M : float
+        Mass, kg (> 0).
+    K : float
+        Contact stiffness, N/m (≥ 0).
+    B : float
+        Contact viscosity, N s/m (≥ 0).
+    dt : float
+        Time step T, s (> 0).
+    k_name : str, optional
+        Name of the stiffness in the advice (e.g. the ROS parameter's name), default ``"K"``.
+    b_name : str, optional
+        Name of the viscosity in the advice, default ``"B"``.
+
+    Returns
+    -------
+    str
+        The advice, options joined by ``" or "``.
+    """
     b_lo, b_hi = non_oscillatory_B(M, K, dt)
     k_max = non_oscillatory_K(M, B, dt)
     opts = []
@@ -139,7 +214,20 @@ def _round_down(x: float) -> str:
 
 
 def max_dt_non_oscillatory(M: float, K: float) -> float:
-    """The paper's bound T² < M/(4K) for critical damping B² = 4KM (Sec. IV-C)."""
+    """The paper's bound T² < M/(4K) for critical damping B² = 4KM (Sec. IV-C).
+
+    Parameters
+    ----------
+    M : float
+        Mass, kg (> 0).
+    K : float
+        Contact stiffness, N/m (> 0).
+
+    Returns
+    -------
+    float
+        sqrt(M/(4K)), s: the largest time step for non-oscillatory settling at B² = 4KM.
+    """
     M = param("M", M, minimum=0.0, strict=True, allow_array=False)
     K = param("K", K, minimum=0.0, strict=True, allow_array=False)
     return float(np.sqrt(M / (4.0 * K)))
@@ -185,6 +273,25 @@ def law_validity(law: FrictionLaw, Z: ArrayLike, margin: float = 0.1) -> LawVali
 
     Z is T/M for model A, T/C for model B, 1/(B + T K) for model C and A of eq. (44) for model D
     (each element exposes it as ``.Z``). ``margin`` quantifies "≪" in (48).
+
+    Parameters
+    ----------
+    law : FrictionLaw
+        A :mod:`fric_core.laws` friction law Φ.
+    Z : float or (n,) array
+        The element constant Z (> 0), in the inverse units of the law's slope (m/(N s)).
+    margin : float, optional
+        Upper bound on max |Φ'| Z taken as "≪ 1" in (48), default 0.1.
+
+    Returns
+    -------
+    LawValidity
+        The slope bounds of the law and whether (15) and (48) hold.
+
+    Raises
+    ------
+    ValueError
+        If ``law`` is not a :class:`~fric_core.laws.FrictionLaw` or ``Z`` is not positive.
     """
     if not isinstance(law, FrictionLaw):
         raise ValueError(f"law: expected a fric_core.laws law, got {law!r}")
