@@ -13,8 +13,8 @@ Then this script checks the result against the simulation's ground truth:
 
 * identification: the identifier's recording refitted here as ``fric identify`` does (the same
   numbers as the identifier's: the file carries its noise variances), estimates printed next to
-  the true sample (``fric_core.stage.SAMPLES``); EIV within 4 of its own standard deviations of
-  the true mass and Coulomb levels, and less biased than OLS on the mass (paper 003's point); the
+  the true sample (``fric_core.haptics.stage.SAMPLES``); EIV within 4 of its own standard deviations
+  of the true mass and Coulomb levels, and less biased than OLS on the mass (paper 003's point); the
   record complete enough to trust (at most ``MAX_LOST_FRACTION``, 5 %, of its samples lost — a
   loaded machine makes the identifier miss states: the verdict then fails, saying so);
 * rendering: below the identified breakaway the handle does not move (one encoder count), above

@@ -1,5 +1,6 @@
 """``transmission_sim``: an arm from a URDF with a gear transmission at every joint (paper 004,
-algorithm (69), :class:`fric_core.arm.GearedArm`), behaving like a ros2_control-driven robot.
+algorithm (69), :class:`fric_core.transmission.geared_arm.GearedArm`), behaving like a
+ros2_control-driven robot.
 
 * subscribes ``effort_controller/commands`` (Float64MultiArray: actuator torques τ_u referred to
   the joint outputs, one per joint in ``joint_names`` order) and ``wrench`` (WrenchStamped: the
@@ -30,11 +31,11 @@ Sync: ``realtime`` — a wall-clock timer at ``rate`` runs the steps due (50 ms 
 only. Command age (``command_timeout``) is measured in simulated time. ``duration`` > 0: exit 0
 when the simulated time reaches it.
 
-Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are hard end
-stops, unilateral constraints solved in the implicit step (:class:`fric_core.arm.GearedArm`'s
-``lower``/``upper``: the stop's impulse makes a joint land exactly on its limit, an inelastic
-impact, and holds it there; a joint never passes its limit for any finite input); otherwise they
-are only reported.
+Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are hard end stops,
+unilateral constraints solved in the implicit step
+(:class:`fric_core.transmission.geared_arm.GearedArm`'s ``lower``/``upper``: the stop's impulse
+makes a joint land exactly on its limit, an inelastic impact, and holds it there; a joint never
+passes its limit for any finite input); otherwise they are only reported.
 """
 
 from __future__ import annotations

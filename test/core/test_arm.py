@@ -1,4 +1,4 @@
-"""fric_core.arm (algorithm 69 of paper 004) and fric_core.arm_dynamics (Pinocchio from URDF):
+"""fric_core.transmission.geared_arm (algorithm 69 of paper 004) and urdf_dynamics (Pinocchio):
 reduction to the 1-DOF algorithm (44), energy, static holding of self-locking joints, URDF
 dynamics against closed forms, bad inputs; the Fig. 9 and Figs. 11-12 reproductions run."""
 

@@ -1,4 +1,4 @@
-"""fric_core.identification_report: the estimates table (both methods, truth, EIV error in std)
+"""fric_core.haptics.report: the estimates table (both methods, truth, EIV error in std)
 and the report files (paper 003's figures as real PNGs, estimates.md)."""
 
 import struct

@@ -1,4 +1,4 @@
-"""The simulated haptic stage of paper 003 (fric_core.stage): physics, sensors, servo.
+"""The simulated haptic stage of paper 003 (fric_core.haptics.stage): physics, sensors, servo.
 
 Physical facts asserted: an operator pushing below the breakaway force moves nothing (the
 position is exactly constant for 10 s: implicit friction, no drift); above it the stage slides and

@@ -1,5 +1,5 @@
 """fric_core.transmission: the 1-DOF gear transmission of paper 004 (DAI 14, algorithm 44), its
-statics (23)-(27), and the geometry of Sec. 3.2-3.4 (fric_core.gear_geometry)."""
+statics (23)-(27), and the geometry of Sec. 3.2-3.4 (fric_core.transmission.gear_geometry)."""
 
 import math
 import warnings

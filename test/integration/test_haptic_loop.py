@@ -25,7 +25,7 @@ from std_msgs.msg import Float64MultiArray
 from fric_interfaces import names
 
 ROOT = Path(__file__).resolve().parents[2]
-COUNT = 2.57e-6  # one encoder count of the simulated stage [m] (fric_core.stage default)
+COUNT = 2.57e-6  # one encoder count of the simulated stage [m] (fric_core.haptics.stage default)
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@
   every process in a DDS domain nobody else uses (``pipeline.free_domain_id``):
   - namespace ``/a``: haptic_stage with paper 003's brass block + friction_renderer (rendering,
     then handed over) + friction_identifier (push_to_renderer): the Trigger call identifies the
-    block, compared with the ground truth of ``fric_core.stage.SAMPLES``, and the renderer ends
-    up with the identified law and ``output_enabled`` true, silent during the run;
+    block, compared with the ground truth of ``fric_core.haptics.stage.SAMPLES``, and the
+    renderer ends up with the identified law and ``output_enabled`` true, silent during the run;
   - namespace ``/b``: an identifier without a stage: refused;
   - namespace ``/c``: a stage whose travel (±6 mm) is narrower than the identifier believes
     (±16 mm): an excitation beyond the identifier's own travel is refused naming ``amplitude``;

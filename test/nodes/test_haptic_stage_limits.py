@@ -3,10 +3,11 @@ moves the carriage, found with a real node process over loopback DDS.
 
 Before the fix, one ``position_controller/commands`` ``[±1.7976931348623157e308]`` killed the node
 (kp × setpoint overflowed to inf, inf − inf = NaN, ``math.floor(NaN)`` raised in
-fric_core/stage.py), and ``[1e300]`` sent the carriage into its end stop for 1.22 s (the setpoint
-filter had to decay from 1e300 m). Now a setpoint outside the travel ``[x_min, x_max]`` is rejected
-(counted, logged, diagnostics naming the field and the value) and changes nothing; an effort
-command beyond ``max_force`` saturates the motor (logged, counted, saturated cycles reported).
+fric_core/haptics/stage.py), and ``[1e300]`` sent the carriage into its end stop for 1.22 s (the
+setpoint filter had to decay from 1e300 m). Now a setpoint outside the travel ``[x_min, x_max]`` is
+rejected (counted, logged, diagnostics naming the field and the value) and changes nothing; an
+effort command beyond ``max_force`` saturates the motor (logged, counted, saturated cycles
+reported).
 """
 
 import os
@@ -34,9 +35,9 @@ DBL_MAX = 1.7976931348623157e308
 
 
 def test_core_stage_is_total_for_any_finite_command():
-    """fric_core.stage: every finite force or setpoint gives a finite state within the travel
-    and the stops' bumper: the carriage, accelerated by at most max_force over the 32 mm travel,
-    hits a stop at v <= sqrt(2 F L / m) and sinks in by at most v sqrt(m / K) + F / K."""
+    """fric_core.haptics.stage: every finite force or setpoint gives a finite state within the
+    travel and the stops' bumper: the carriage, accelerated by at most max_force over the 32 mm
+    travel, hits a stop at v <= sqrt(2 F L / m) and sinks in by at most v sqrt(m / K) + F / K."""
     s = HapticStageSim()
     v_hit = (2 * s.max_force * (s.x_max - s.x_min) / s.carriage_mass) ** 0.5
     pen = v_hit * (s.carriage_mass / s.stop_stiffness) ** 0.5 + s.max_force / s.stop_stiffness

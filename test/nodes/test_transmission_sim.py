@@ -218,10 +218,11 @@ def test_launch_file_runs_sim_and_renderer_to_the_duration(tmp_path):
 
 
 def test_end_stop_stops_a_driven_joint_at_its_urdf_limit(make):
-    # joint2 (backdrivable, gamma_v 0.3) driven by 20 N m from q2 = 3.0 into its URDF limit
-    # 3.1416. The stop is a hard unilateral constraint (fric_core.arm.GearedArm lower/upper): an
-    # inelastic impact lands the joint exactly on its limit and holds it there: never past it
-    # (zero tolerance), at rest (velocity exactly 0) once there, while the command pushes on.
+    # joint2 (backdrivable, gamma_v 0.3) driven by 20 N m from q2 = 3.0 into its URDF limit 3.1416.
+    # The stop is a hard unilateral constraint (fric_core.transmission.geared_arm's GearedArm
+    # lower/upper): an inelastic impact lands the joint exactly on its limit and holds it there:
+    # never past it (zero tolerance), at rest (velocity exactly 0) once there, while the command
+    # pushes on.
     node = make(gamma_u=[0.0], gamma_v=[1.2, 0.3], rotor_inertia=[1.0],
                 initial_positions=[0.0, 3.0], command_timeout=10.0)
     upper = node.arm.dynamics.upper[1]
