@@ -208,12 +208,31 @@ def _arrays(**named):
 
 # -- noise estimation ------------------------------------------------------------------------------
 def estimate_noise(y, gaps=None) -> float:
-    """Variance of the white noise on a signal that is smooth at the sampling rate: from the MAD
-    of its third-order difference (variance 20 σ² for white noise; see the module docstring).
+    """Variance of the white noise on a signal that is smooth at the sampling rate.
 
-    ``gaps``: optional boolean array of ``len(y) − 1`` steps, True where samples are missing
-    between ``y[k]`` and ``y[k+1]`` (a lost message); the differences spanning such a step are
-    left out (across a gap the signal's own change is not "smooth at the sampling rate")."""
+    From the MAD of its third-order difference (variance 20 σ² for white noise; see the module
+    docstring).
+
+    Parameters
+    ----------
+    y : (N,) array_like
+        The uniformly sampled signal (N ≥ 8), in its own unit (e.g. m/s or m/s²).
+    gaps : (N − 1,) bool array_like, optional
+        True where samples are missing between ``y[k]`` and ``y[k+1]`` (a lost message); the
+        differences spanning such a step are left out (across a gap the signal's own change is not
+        "smooth at the sampling rate"). None: no gaps.
+
+    Returns
+    -------
+    float
+        The noise variance σ², in the square of y's unit.
+
+    Raises
+    ------
+    ValueError
+        With fewer than 8 samples, a ``gaps`` of the wrong shape, or fewer than 5 third
+        differences left without a gap.
+    """
     y = np.asarray(y, dtype=float)
     if y.size < 8:
         raise ValueError("estimate_noise: needs at least 8 samples")
@@ -390,17 +409,40 @@ def fit_friction(x, v, a, force, dv: Optional[float] = None, method: str = "eiv"
                  noise: Optional[dict] = None, gaps=None) -> FrictionFit:
     """Identify mass and asymmetric Karnopp friction from one record (paper 003, eqs. 2–6).
 
-    ``x`` position (m; checked, not used by the regression), ``v`` velocity (m/s), ``a``
-    acceleration (m/s²), ``force`` applied force (N, positive pushing the object forward), all
-    1-D arrays of one length, uniformly sampled. ``dv`` the band |v| <= dv binned out (None: chosen
-    automatically). ``method``: ``"eiv"`` (Fuller, eq. 6) or ``"ols"`` (eq. 5). ``noise``: dict of
-    the measurement-noise *variances* ``accel`` ((m/s²)²) and ``vel`` ((m/s)²) for the EIV
-    correction; a missing entry is estimated from the data (module docstring). ``gaps``:
-    optional boolean array of the ``len(v) − 1`` steps, True where samples are missing between
-    two rows (lost messages); the noise estimates leave the differences across them out
-    (:func:`estimate_noise`). The regression itself needs no uniform sampling.
+    The inputs are 1-D arrays of one length, uniformly sampled (the regression itself needs no
+    uniform sampling; the noise estimates do).
 
-    Raises ``ValueError`` naming the problem when the data cannot identify the model.
+    Parameters
+    ----------
+    x : (N,) array_like
+        Position, m (checked, not used by the regression).
+    v : (N,) array_like
+        Velocity, m/s.
+    a : (N,) array_like
+        Acceleration, m/s².
+    force : (N,) array_like
+        Applied force, N, positive pushing the object forward.
+    dv : float, optional
+        The band |v| <= dv binned out, m/s (≥ 0). None: chosen automatically (module docstring).
+    method : {"eiv", "ols"}, optional
+        ``"eiv"`` (Fuller, eq. 6; default) or ``"ols"`` (eq. 5).
+    noise : dict, optional
+        The measurement-noise *variances* ``accel`` ((m/s²)²) and ``vel`` ((m/s)²) for the EIV
+        correction; a missing entry is estimated from the data (:func:`estimate_noise`).
+    gaps : (N − 1,) bool array_like, optional
+        True where samples are missing between two rows (lost messages); the noise estimates
+        leave the differences across them out (:func:`estimate_noise`).
+
+    Returns
+    -------
+    FrictionFit
+        m (kg), Cp, Cn, Dp, Dn (N), bp, bn (N s/m), dv (m/s), their standard deviations and the
+        regression's diagnostics.
+
+    Raises
+    ------
+    ValueError
+        Naming the problem when the data cannot identify the model (or an argument is invalid).
     """
     if method not in ("eiv", "ols"):
         raise ValueError(f"method: expected 'eiv' or 'ols', got {method!r}")
@@ -461,11 +503,46 @@ def excitation(amplitude: float = 0.01, frequency: float = 2.0, duration: Option
                cycles: Optional[float] = None, warmup: float = 10.0, dt: float = 1e-3,
                center: float = 0.0, x_min: float = -0.016, x_max: float = 0.016,
                ramp: float = 0.5) -> Excitation:
-    """The paper's excitation: a sinusoid ``center + A sin(2π f t)`` run for ``warmup`` seconds
-    (amplitude ramped up linearly over the first ``ramp`` seconds so the servo starts gently), then
-    recorded for ``duration`` seconds or ``cycles`` periods (default 2 s: the paper's 2 Hz,
-    0.01 m, four cycles, seven reversals). Raises ``ValueError`` when the stroke leaves the travel
-    ``[x_min, x_max]`` or a value is not positive."""
+    """The paper's excitation: a sinusoid ``center + A sin(2π f t)`` after a warm-up.
+
+    Run for ``warmup`` seconds (amplitude ramped up linearly over the first ``ramp`` seconds so the
+    servo starts gently), then recorded for ``duration`` seconds or ``cycles`` periods (default
+    2 s: the paper's 2 Hz, 0.01 m, four cycles, seven reversals).
+
+    Parameters
+    ----------
+    amplitude : float, optional
+        Amplitude A, m (> 0).
+    frequency : float, optional
+        Frequency f, Hz (> 0).
+    duration : float, optional
+        Recorded time after the warm-up, s (> 0). Give this or ``cycles``, not both; default 2 s.
+    cycles : float, optional
+        Recorded periods after the warm-up (> 0), instead of ``duration``.
+    warmup : float, optional
+        Warm-up time before recording, s (≥ 0).
+    dt : float, optional
+        Sample period, s (> 0).
+    center : float, optional
+        Centre of the stroke, m.
+    x_min : float, optional
+        Lower end of the travel, m.
+    x_max : float, optional
+        Upper end of the travel, m (> ``x_min``).
+    ramp : float, optional
+        Time over which the amplitude ramps up from 0, s (≤ 0: no ramp).
+
+    Returns
+    -------
+    Excitation
+        Times ``t`` (s, ``dt`` to the end), setpoints ``x`` (m) and the ``record`` mask, each of
+        shape (round(warmup/dt) + round(duration/dt),).
+
+    Raises
+    ------
+    ValueError
+        When the stroke leaves the travel ``[x_min, x_max]`` or a value is not positive.
+    """
     for name, val in (("amplitude", amplitude), ("frequency", frequency), ("dt", dt)):
         if not (math.isfinite(val) and val > 0.0):
             raise ValueError(f"{name}: must be > 0, got {val!r}")
@@ -499,9 +576,28 @@ def excitation(amplitude: float = 0.01, frequency: float = 2.0, duration: Option
 
 # -- differentiation and accelerometer calibration ------------------------------------------------
 def central_difference(v, dt: float) -> np.ndarray:
-    """Derivative of ``v`` by the 4-point central difference
-    ``(v[k−2] − 8 v[k−1] + 8 v[k+1] − v[k+2]) / (12 dt)`` (fourth order); the two samples at
-    each end use second-order differences (``numpy.gradient``)."""
+    """Derivative of ``v`` by the 4-point central difference (fourth order).
+
+    ``(v[k−2] − 8 v[k−1] + 8 v[k+1] − v[k+2]) / (12 dt)``; the two samples at each end use
+    second-order differences (``numpy.gradient``).
+
+    Parameters
+    ----------
+    v : (N,) array_like
+        Uniformly sampled signal (N ≥ 5), e.g. velocity in m/s.
+    dt : float
+        Sample period, s (> 0).
+
+    Returns
+    -------
+    (N,) ndarray
+        dv/dt, in v's unit per second (m/s² for a velocity).
+
+    Raises
+    ------
+    ValueError
+        If ``dt`` is not positive or ``v`` is not 1-D with at least 5 samples.
+    """
     v = np.asarray(v, dtype=float)
     if not (math.isfinite(dt) and dt > 0):
         raise ValueError(f"dt: must be > 0, got {dt!r}")
@@ -524,8 +620,30 @@ class AccelCalibration:
 
 
 def calibrate_accelerometer(a_meas, v, dt: float) -> AccelCalibration:
-    """The paper's per-run accelerometer scale and offset: least squares of
-    ``central_difference(v, dt) ≈ scale · a_meas + offset`` (drops 2 samples at each end)."""
+    """The paper's per-run accelerometer scale and offset.
+
+    Least squares of ``central_difference(v, dt) ≈ scale · a_meas + offset`` (drops 2 samples at
+    each end).
+
+    Parameters
+    ----------
+    a_meas : (N,) array_like
+        Measured acceleration, in the accelerometer's unit (nominally m/s²).
+    v : (N,) array_like
+        Velocity at the same samples, m/s.
+    dt : float
+        Sample period, s (> 0).
+
+    Returns
+    -------
+    AccelCalibration
+        ``scale`` and ``offset`` (m/s²) of ``a = scale · a_meas + offset``.
+
+    Raises
+    ------
+    ValueError
+        If ``a_meas`` is constant, or the arrays are empty, of different lengths or not finite.
+    """
     arrs = _arrays(a_meas=a_meas, v=v)
     a_meas, v = arrs["a_meas"], arrs["v"]
     ad = central_difference(v, dt)[2:-2]
