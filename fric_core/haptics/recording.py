@@ -253,14 +253,33 @@ def _column_map(columns: Mapping[str, str] | None) -> dict:
 def read_csv(path, columns: Mapping[str, str] | None = None) -> Recording:
     """Read a :class:`Recording` from a CSV file with a header row (module docstring).
 
-    ``columns`` maps the names ``t, x, v, force, a`` to the file's column names. A comment
-    ``# noise: accel=VAR vel=VAR`` before the header (:func:`write_csv` writes the variances the
-    online fit used) sets :attr:`Recording.noise`, so a refit uses the same EIV correction.
-    ``force`` must be in paper 003's sign (the force the stage applies to the sample). ``a`` is
-    optional unless mapped. Other columns are ignored. ``ValueError`` naming the problem: missing
-    column(s) (with the file's columns), a cell that is not a number or is NaN/inf (line and
-    column), a line with the wrong number of cells, fewer than :data:`MIN_ROWS` rows;
-    ``FileNotFoundError`` when the file is absent.
+    A comment ``# noise: accel=VAR vel=VAR`` before the header (:func:`write_csv` writes the
+    variances the online fit used) sets :attr:`Recording.noise`, so a refit uses the same EIV
+    correction. ``force`` must be in paper 003's sign (the force the stage applies to the
+    sample). ``a`` is optional unless mapped. Other columns are ignored.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    columns : mapping of str to str, optional
+        Maps the names ``t, x, v, force, a`` to the file's column names (unmapped names are
+        read as themselves). Default: the names themselves.
+
+    Returns
+    -------
+    Recording
+        t (s), x (m), v (m/s), force (N, paper sign) and, when present, a (m/s²), each of shape
+        (number of data rows,); ``source`` is the path.
+
+    Raises
+    ------
+    ValueError
+        Naming the problem: missing column(s) (with the file's columns), a cell that is not a
+        number or is NaN/inf (line and column), a line with the wrong number of cells, fewer than
+        :data:`MIN_ROWS` rows, an unknown name in ``columns`` or a malformed ``# noise:`` comment.
+    FileNotFoundError
+        When the file is absent.
     """
     path = Path(path)
     mapping = _column_map(columns)
@@ -335,9 +354,22 @@ def _noise_comment(path, lineno: int, text: str) -> dict:
 
 
 def write_csv(rec: Recording, path) -> None:
-    """Write ``rec`` in :func:`read_csv`'s default format (a ``#`` comment with the units and the
-    force sign, a ``# noise: accel=… vel=…`` comment with ``rec.noise`` when it has any, the
-    header, one row per sample; exact float reprs)."""
+    """Write ``rec`` in :func:`read_csv`'s default format.
+
+    A ``#`` comment with the units and the force sign, a ``# noise: accel=… vel=…`` comment with
+    ``rec.noise`` when it has any, the header, one row per sample; exact float reprs.
+
+    Parameters
+    ----------
+    rec : Recording
+        The recording to write (its ``a`` column only when it has one).
+    path : str or path-like
+        The CSV file to create or overwrite.
+
+    Returns
+    -------
+    None
+    """
     names = ["t", "x", "v", "force"] + (["a"] if rec.a is not None else [])
     cols = [getattr(rec, n) for n in names]
     with open(Path(path), "w", newline="", encoding="utf-8") as fh:
@@ -432,10 +464,38 @@ def read_bag(path, joint: str = "stage_joint", joint_states_topic: str = "/joint
     ``linear_acceleration_covariance[0]`` is > 0 in every message (``haptic_stage`` publishes
     the accelerometer's noise variance there) sets ``Recording.noise["accel"]`` for the EIV fit.
 
-    Errors: ``FileNotFoundError`` for a missing bag; ``ValueError`` naming the problem for a
-    directory that is not a bag, a missing topic (lists the bag's topics), a topic of the
-    wrong message type, a joint absent from a message (lists the names seen) or a message that
-    lacks its position/velocity/effort.
+    Parameters
+    ----------
+    path : str or path-like
+        The rosbag2 directory (with ``metadata.yaml``), or a ``.db3``/``.mcap`` file in it.
+    joint : str, optional
+        Name of the joint in the JointState messages.
+    joint_states_topic : str, optional
+        Topic of the sensor_msgs/JointState messages.
+    accel_topic : str, optional
+        Topic of the sensor_msgs/Imu messages; None: no accelerometer.
+    wrench_topic : str, optional
+        Topic of the geometry_msgs/WrenchStamped messages for ``force_source="wrench"``
+        (None: ``/wrench``).
+    force_source : {"effort", "wrench"}, optional
+        Where the force comes from: the joint's effort or ``wrench.force.x``.
+
+    Returns
+    -------
+    Recording
+        t (s), x (m), v (m/s), force (N, paper sign) and a (m/s², None without
+        ``accel_topic``) at the aligned joint_states samples; ``source`` names the bag and the
+        dropped samples.
+
+    Raises
+    ------
+    FileNotFoundError
+        For a missing bag.
+    ValueError
+        Naming the problem for a directory that is not a bag, a missing topic (lists the bag's
+        topics), a topic of the wrong message type, a joint absent from a message (lists the
+        names seen), a message that lacks its position/velocity/effort, or an unknown
+        ``force_source``.
     """
     if force_source not in ("effort", "wrench"):
         raise ValueError(f"force_source: expected 'effort' or 'wrench', got {force_source!r}")
