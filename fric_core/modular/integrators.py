@@ -31,7 +31,32 @@ def rk4_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
              out: np.ndarray | None = None) -> np.ndarray:
     """One step of the generalised RK4 (21)/(22); returns x(k+1) (in ``out`` if given).
 
-    ``T`` must be finite and > 0 (``ValueError`` otherwise)."""
+    ``T`` must be finite and > 0 (``ValueError`` otherwise).
+
+    Parameters
+    ----------
+    system : CompiledSystem
+        The compiled system (its ``derivative``, ``project`` and work arrays ``ws``).
+    x : ndarray
+        The state x(k), shape ``(system.n_state,)``.
+    t : float
+        The time kT [s].
+    T : float
+        The step size [s], finite and > 0.
+    out : ndarray or None
+        Buffer for x(k+1), shape ``(system.n_state,)``; None: a new array.
+
+    Returns
+    -------
+    ndarray
+        The state x(k+1), shape ``(system.n_state,)``, projected (unit quaternions); ``out``
+        if given.
+
+    Raises
+    ------
+    ValueError
+        If ``T`` is not finite and > 0.
+    """
     if not 0.0 < T < math.inf:     # one float compare per step (NaN fails it too)
         raise ValueError(f"T: the step size must be finite and > 0, got {T!r}")
     ws = system.ws
@@ -64,7 +89,32 @@ def euler_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
                out: np.ndarray | None = None) -> np.ndarray:
     """One forward-Euler step (4) with τ = T; returns x(k+1) (in ``out`` if given).
 
-    ``T`` must be finite and > 0 (``ValueError`` otherwise)."""
+    ``T`` must be finite and > 0 (``ValueError`` otherwise).
+
+    Parameters
+    ----------
+    system : CompiledSystem
+        The compiled system (its ``derivative``, ``project`` and work arrays ``ws``).
+    x : ndarray
+        The state x(k), shape ``(system.n_state,)``.
+    t : float
+        The time kT [s].
+    T : float
+        The step size [s], finite and > 0; also the τ passed to the impedances (19).
+    out : ndarray or None
+        Buffer for x(k+1), shape ``(system.n_state,)``; None: a new array.
+
+    Returns
+    -------
+    ndarray
+        The state x(k+1), shape ``(system.n_state,)``, projected (unit quaternions); ``out``
+        if given.
+
+    Raises
+    ------
+    ValueError
+        If ``T`` is not finite and > 0.
+    """
     if not 0.0 < T < math.inf:
         raise ValueError(f"T: the step size must be finite and > 0, got {T!r}")
     tmp = system.ws[5]
@@ -91,6 +141,32 @@ def simulate(system: CompiledSystem, x0: np.ndarray, T: float, n: int, *,
 
     Records x0 and every ``every``-th state (and the last one). ``method`` is ``"rk4"`` (21) or
     ``"euler"`` (4). ``callback(t, x)`` is called after each step (x is a buffer: copy it).
+
+    Parameters
+    ----------
+    system : CompiledSystem
+        The compiled system.
+    x0 : array_like
+        The initial state, finite, shape ``(system.n_state,)`` (copied).
+    T : float
+        The step size [s], > 0.
+    n : int
+        The number of steps, >= 0.
+    method : str
+        ``"rk4"`` (:func:`rk4_step`, (21)) or ``"euler"`` (:func:`euler_step`, (4)).
+    t0 : float
+        The initial time [s].
+    every : int
+        Record every ``every``-th state, >= 1 (the last state is always recorded).
+    callback : callable or None
+        ``callback(t, x)`` after each step, with the time [s] and the state (a reused buffer).
+
+    Returns
+    -------
+    Trajectory
+        ``t``: the recorded times [s], shape (m,); ``x``: the recorded states, shape
+        ``(m, system.n_state)``, where m = ``len(range(0, n + 1, every))``, plus one if ``n`` is
+        not a multiple of ``every``.
     """
     if method not in _METHODS:
         raise ValueError(f"method: expected one of {sorted(_METHODS)}, got {method!r}")
