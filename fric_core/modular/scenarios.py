@@ -58,7 +58,20 @@ PENALTY = dict(K_lin=1e6, B_lin=50.0, K_rot=10.0, B_rot=0.02)
 
 
 def paper_torques(t: float) -> tuple[float, float]:
-    """(28c, d): ``min(0.52, 0.3 t)`` for t < 4 s, then ``0.336 + 0.144 sin/cos(100 t)``."""
+    """The actuator torques of Simulations II and III, (28c, d).
+
+    ``min(0.52, 0.3 t)`` for t < 4 s, then ``0.336 + 0.144 sin/cos(100 t)``.
+
+    Parameters
+    ----------
+    t : float
+        The time [s].
+
+    Returns
+    -------
+    tau0, tau1 : float
+        The torques at joints 0 and 1 [N m].
+    """
     if t < 4.0:
         a = min(0.52, 0.3 * t)
         return a, a
@@ -68,7 +81,31 @@ def paper_torques(t: float) -> tuple[float, float]:
 def rolling_sphere(M: float = SPHERE["M"], R: float = SPHERE["R"], g: float = SPHERE["g"],
                    K: float = SPHERE["K"], B: float = SPHERE["B"],
                    mu: float = SPHERE["mu"]) -> CompiledSystem:
-    """Simulation I: names ``"sphere"`` (RigidBody) and ``"contact"`` (PenaltyFrictionContact)."""
+    """Simulation I: a sphere rolling and slipping on a plane (Sec. IV-A).
+
+    Names ``"sphere"`` (RigidBody) and ``"contact"`` (PenaltyFrictionContact).
+
+    Parameters
+    ----------
+    M : float
+        The sphere's mass [kg].
+    R : float
+        Its radius [m]; the contact point is at [0, 0, −R] from the centre (world axes).
+    g : float
+        The gravitational acceleration [m/s²], along −z.
+    K : float
+        The contact stiffness [N/m] of ``I_fricKN`` (23).
+    B : float
+        The contact damping [N s/m] of (23).
+    mu : float
+        The friction coefficient μ [-].
+
+    Returns
+    -------
+    CompiledSystem
+        The system; its state is the sphere's ``[p, v, q, ω]`` (25) (13 numbers) and the
+        contact's tangential element e (2 numbers).
+    """
     s = ModularSystem()
     s.add_admittance("sphere", RigidBody.solid_sphere(M, R, gravity=(0.0, 0.0, -g)))
     s.add_impedance("contact", PenaltyFrictionContact(K=K, B=B, mu=mu),
@@ -77,7 +114,19 @@ def rolling_sphere(M: float = SPHERE["M"], R: float = SPHERE["R"], g: float = SP
 
 
 def planar_arm(links: dict = LINKS) -> PlanarTwoLink:
-    """The closed-form arm (8) of the links (their z inertias about the centres of mass)."""
+    """The closed-form arm (8) of the links (their z inertias about the centres of mass).
+
+    Parameters
+    ----------
+    links : dict
+        ``masses`` [kg], ``lengths`` [m], ``com`` [m] (pairs) and ``inertia`` (two triples of
+        principal inertias [kg m²], the third about z), as :data:`LINKS`.
+
+    Returns
+    -------
+    PlanarTwoLink
+        The arm; state ``[θ₀, θ₁, ω₀, ω₁]`` [rad, rad/s], horizontal (no gravity).
+    """
     return PlanarTwoLink(masses=links["masses"], lengths=links["lengths"], com=links["com"],
                          inertia=[links["inertia"][0][2], links["inertia"][1][2]])
 
@@ -89,6 +138,32 @@ def two_link(friction: str = "kikuuwe", torques=paper_torques, links: dict = LIN
 
     ``friction="kikuuwe"``: ``I_fricK`` (19); ``"lugre"``: LuGre (12) with σ0 = K, σ1 = B,
     Fc = Fs = F, no viscosity (the same stiffness, damping and level).
+
+    Parameters
+    ----------
+    friction : str
+        ``"kikuuwe"`` or ``"lugre"``: the joint friction model.
+    torques : callable
+        ``torques(t) -> (tau0, tau1)``: the joint torques [N m] at time t [s]
+        (default :func:`paper_torques`).
+    links : dict
+        The link parameters, as :data:`LINKS`.
+    K : float
+        The joint-friction stiffness [N m/rad] (LuGre: σ0).
+    B : float
+        The joint-friction damping [N m s/rad] (LuGre: σ1).
+    F : float
+        The friction level [N m] (LuGre: Fc = Fs).
+
+    Returns
+    -------
+    CompiledSystem
+        The system; its state starts with the arm's ``[θ₀, θ₁, ω₀, ω₁]``.
+
+    Raises
+    ------
+    ValueError
+        If ``friction`` is neither ``"kikuuwe"`` nor ``"lugre"``.
     """
     if friction not in ("kikuuwe", "lugre"):
         raise ValueError(f"friction: expected 'kikuuwe' or 'lugre', got {friction!r}")
@@ -105,9 +180,34 @@ def two_link(friction: str = "kikuuwe", torques=paper_torques, links: dict = LIN
 def penalty_two_link(torques=paper_torques, links: dict = LINKS, penalty: dict = PENALTY,
                      K: float = JOINT_FRICTION["K"], B: float = JOINT_FRICTION["B"],
                      F: float = JOINT_FRICTION["F"]) -> CompiledSystem:
-    """Simulation III: rigid bodies ``"link0"``, ``"link1"`` (x axes along the links, origins at
+    """Simulation III: the arm of :func:`two_link` from two rigid bodies and two penalty joints.
+
+    Rigid bodies ``"link0"``, ``"link1"`` (x axes along the links, origins at
     the centres of mass), penalty joints ``"joint0"`` (world–link0) and ``"joint1"`` (link0 tip –
-    link1 base) with ``I_fricK`` friction, actuators ``"motor0"``, ``"motor1"`` (AxisTorque)."""
+    link1 base) with ``I_fricK`` friction, actuators ``"motor0"``, ``"motor1"`` (AxisTorque).
+
+    Parameters
+    ----------
+    torques : callable
+        ``torques(t) -> (tau0, tau1)``: the joint torques [N m] at time t [s]
+        (default :func:`paper_torques`).
+    links : dict
+        The link parameters, as :data:`LINKS`.
+    penalty : dict
+        The penalty-joint parameters ``K_lin`` [N/m], ``B_lin`` [N s/m], ``K_rot`` [N m/rad],
+        ``B_rot`` [N m s/rad], as :data:`PENALTY`.
+    K : float
+        The joint-friction stiffness [N m/rad].
+    B : float
+        The joint-friction damping [N m s/rad].
+    F : float
+        The joint-friction level [N m].
+
+    Returns
+    -------
+    CompiledSystem
+        The system; start it from :func:`penalty_initial_state`.
+    """
     m, L, c = links["masses"], links["lengths"], links["com"]
     s = ModularSystem()
     for i in (0, 1):
@@ -123,13 +223,43 @@ def penalty_two_link(torques=paper_torques, links: dict = LINKS, penalty: dict =
 
 def penalty_initial_state(model: CompiledSystem, theta, omega=(0.0, 0.0),
                           links: dict = LINKS) -> np.ndarray:
-    """x0 of :func:`penalty_two_link` with the links placed at joint angles θ, rates ω."""
+    """x0 of :func:`penalty_two_link` with the links placed at joint angles θ, rates ω.
+
+    Parameters
+    ----------
+    model : CompiledSystem
+        The system of :func:`penalty_two_link`.
+    theta : array_like
+        The joint angles (θ₀, θ₁) [rad], θ₁ relative to link 0.
+    omega : array_like
+        The joint rates (ω₀, ω₁) [rad/s].
+    links : dict
+        The link parameters the model was built with, as :data:`LINKS`.
+
+    Returns
+    -------
+    ndarray
+        The initial state, shape ``(model.n_state,)`` (the friction elements at rest).
+    """
     s0, s1 = planar_arm(links).link_states(theta, omega)
     return model.initial_state(link0=s0, link1=s1)
 
 
 def penalty_joint_angles(model: CompiledSystem, X: np.ndarray) -> np.ndarray:
-    """Joint angles (θ₀, θ₁), unwrapped over the samples, of penalty-model states X (m, n)."""
+    """Joint angles (θ₀, θ₁), unwrapped over the samples, of penalty-model states X (m, n).
+
+    Parameters
+    ----------
+    model : CompiledSystem
+        The system of :func:`penalty_two_link`.
+    X : ndarray
+        Its states, shape ``(m, model.n_state)`` (e.g. ``Trajectory.x``).
+
+    Returns
+    -------
+    ndarray
+        The joint angles [rad], shape (m, 2): θ₀ of link 0 and θ₁ of link 1 relative to link 0.
+    """
     yaw = []
     for name in ("link0", "link1"):
         q = X[:, model.slice(name)][:, 6:10]
