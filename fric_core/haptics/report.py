@@ -59,10 +59,31 @@ def _cell(fit: FrictionFit, name: str) -> str:
 
 def estimates_table(fits: Mapping[str, FrictionFit],
                     truth: Mapping[str, float] | None = None) -> str:
-    """A Markdown table of the estimates: a row per parameter (m, Cp, bp, Cn, bn, Dp, Dn, dv), a
-    column per method (key of ``fits``, e.g. ``"ols"``, ``"eiv"``) with estimate ± std, then,
-    with ``truth`` (parameter -> value), the truth and the EIV error in units of the EIV std
-    (``(estimate − truth)/std``; blank where either is unknown)."""
+    """A Markdown table of the estimates.
+
+    A row per parameter (m, Cp, bp, Cn, bn, Dp, Dn, dv), a column per method (key of ``fits``,
+    e.g. ``"ols"``, ``"eiv"``) with estimate ± std, then, with ``truth`` (parameter -> value),
+    the truth and the EIV error in units of the EIV std (``(estimate − truth)/std``; blank where
+    either is unknown).
+
+    Parameters
+    ----------
+    fits : mapping of str to FrictionFit
+        The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
+    truth : mapping of str to float, optional
+        The true value of some of the parameters (names of :data:`PARAMETERS`), in their
+        :data:`PARAMETERS` units (kg, N, N·s/m, m/s).
+
+    Returns
+    -------
+    str
+        The Markdown table, ending with a newline.
+
+    Raises
+    ------
+    ValueError
+        When ``fits`` is empty or ``truth`` names an unknown parameter.
+    """
     methods = _ordered(fits)
     truth = dict(truth or {})
     unknown = sorted(set(truth) - {p[0] for p in PARAMETERS})
@@ -135,7 +156,20 @@ def _kinetic_lines(ax, fit: FrictionFit, v: np.ndarray, style: dict, label: str)
 
 
 def force_velocity_figure(rec: Recording, title: str = ""):
-    """Raw force against velocity (paper 003 Figs. 6–8 (a)); returns the Figure."""
+    """Raw force against velocity (paper 003 Figs. 6–8 (a)); returns the Figure.
+
+    Parameters
+    ----------
+    rec : Recording
+        The recorded run: velocity (m/s) and force (N).
+    title : str, optional
+        First line of the figure's title (none when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, on an Agg canvas.
+    """
     fig, ax = _figure()
     ax.plot(rec.v, rec.force, lw=0.5, marker=".", ms=1.5, **_DATA)
     ax.set_xlabel("velocity v [m/s]")
@@ -149,10 +183,28 @@ def force_velocity_figure(rec: Recording, title: str = ""):
 
 def mass_adjusted_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
                          title: str = ""):
-    """``F − m a`` against velocity (the EIV mass when there is one) with every fit's kinetic
-    lines and box of Δv, Dn, Dp (paper 003 Figs. 6–8 (b)), each fit in its :data:`STYLES`
-    (OLS dashed over the translucent EIV band: both visible where they coincide); returns the
-    Figure."""
+    """``F − m a`` against velocity with every fit's kinetic lines and box of Δv, Dn, Dp.
+
+    The mass is the EIV one when there is one (paper 003 Figs. 6–8 (b)), each fit in its
+    :data:`STYLES` (OLS dashed over the translucent EIV band: both visible where they coincide);
+    returns the Figure.
+
+    Parameters
+    ----------
+    rec : Recording
+        The recorded run: velocity (m/s) and force (N).
+    a : (N,) ndarray
+        Acceleration at the recording's samples, m/s² (e.g. ``rec.acceleration()``).
+    fits : mapping of str to FrictionFit
+        The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
+    title : str, optional
+        First line of the figure's title (none when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, on an Agg canvas.
+    """
     methods = _ordered(fits)
     ref = "eiv" if "eiv" in fits else methods[0]
     m = fits[ref].m
@@ -189,11 +241,30 @@ def _with_gaps(rec: Recording, *ys):
 
 def force_time_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, FrictionFit],
                       title: str = ""):
-    """Top: the measured force (a wide light band, drawn first) and the model ``m a +
-    friction`` of the reference fit (EIV when there is one) as a thin dark line on top, so the
-    measurement shows on both sides of it. Bottom: the residual ``F − model`` of the reference
-    fit and, for every other fit (OLS), its model minus the reference model (dashed): where the
-    two fits differ, and by how much against the residual. Returns the Figure."""
+    """Measured and predicted force against time, with the residual below.
+
+    Top: the measured force (a wide light band, drawn first) and the model ``m a + friction`` of
+    the reference fit (EIV when there is one) as a thin dark line on top, so the measurement
+    shows on both sides of it. Bottom: the residual ``F − model`` of the reference fit and, for
+    every other fit (OLS), its model minus the reference model (dashed): where the two fits
+    differ, and by how much against the residual. Returns the Figure.
+
+    Parameters
+    ----------
+    rec : Recording
+        The recorded run: time (s), velocity (m/s) and force (N); lines break at its gaps.
+    a : (N,) ndarray
+        Acceleration at the recording's samples, m/s² (e.g. ``rec.acceleration()``).
+    fits : mapping of str to FrictionFit
+        The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
+    title : str, optional
+        First line of the figure's title (none when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (two panels), on an Agg canvas.
+    """
     methods = _ordered(fits)
     ref = "eiv" if "eiv" in fits else methods[0]
     fig, (ax, res) = _figure(2, height=6.5, ratios=(2.2, 1.0))
@@ -274,8 +345,25 @@ def write_report(rec: Recording, fits: Mapping[str, FrictionFit], out_dir,
                  truth: Mapping[str, float] | None = None, title: str = "") -> list[Path]:
     """Write :data:`REPORT_FILES` into ``out_dir`` (created) and return their paths.
 
-    ``fits`` by method name (``"ols"``, ``"eiv"``); the mass adjustment of the second figure
-    uses the EIV mass when there is one. ``truth`` as for :func:`estimates_table`.
+    The mass adjustment of the second figure uses the EIV mass when there is one.
+
+    Parameters
+    ----------
+    rec : Recording
+        The recorded run.
+    fits : mapping of str to FrictionFit
+        The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
+    out_dir : str or path-like
+        Directory to write into (created with its parents when missing).
+    truth : mapping of str to float, optional
+        The true parameter values, as for :func:`estimates_table`.
+    title : str, optional
+        Title of the figures and the Markdown (default: "Friction identification" and the joint).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths of :data:`REPORT_FILES` in ``out_dir``, in that order.
     """
     methods = _ordered(fits)
     out = Path(out_dir)
