@@ -141,7 +141,22 @@ class ContactSurface:
 def twist_to_cop(twist, point, cop) -> np.ndarray:
     """Twist [v_x, v_y, ω] given at ``point`` expressed at ``cop`` (rigid body: v + ω × Δ).
 
-    Works on (3,) or (m, 3) twists."""
+    Works on (3,) or (m, 3) twists.
+
+    Parameters
+    ----------
+    twist : array_like
+        Twist(s) ``[v_x, v_y, ω]`` [m/s, m/s, rad/s] at ``point``, (3,) or (m, 3).
+    point : array_like
+        The point the twist is given at, (2,) [m].
+    cop : array_like
+        The point to express it at (usually the CoP), (2,) [m].
+
+    Returns
+    -------
+    ndarray
+        The twist(s) at ``cop``, a new array of the shape of ``twist``.
+    """
     t = np.array(twist, dtype=float)
     d = np.asarray(cop, dtype=float) - np.asarray(point, dtype=float)
     t[..., 0] -= t[..., 2] * d[1]
@@ -152,7 +167,22 @@ def twist_to_cop(twist, point, cop) -> np.ndarray:
 def wrench_from_cop(wrench, cop, point) -> np.ndarray:
     """Wrench [f_x, f_y, τ] acting at ``cop`` expressed at ``point`` (τ_P = τ + (cop − P) × f).
 
-    Works on (3,) or (m, 3) wrenches."""
+    Works on (3,) or (m, 3) wrenches.
+
+    Parameters
+    ----------
+    wrench : array_like
+        Wrench(es) ``[f_x, f_y, τ]`` [N, N, N m] at ``cop``, (3,) or (m, 3).
+    cop : array_like
+        The point the wrench acts at (usually the CoP), (2,) [m].
+    point : array_like
+        The point to express it at, (2,) [m].
+
+    Returns
+    -------
+    ndarray
+        The wrench(es) at ``point``, a new array of the shape of ``wrench``.
+    """
     w = np.array(wrench, dtype=float)
     d = np.asarray(cop, dtype=float) - np.asarray(point, dtype=float)
     w[..., 2] += d[0] * w[..., 1] - d[1] * w[..., 0]
@@ -168,7 +198,27 @@ def _centres(n: int, size: float) -> tuple[np.ndarray, np.ndarray]:
 def from_function(n_cells: int, size: float,
                   pressure: Callable[[np.ndarray, np.ndarray], np.ndarray],
                   normal_force: float = 1.0, name: str = "function") -> ContactSurface:
-    """Sample ``pressure(x, y)`` (vectorised, grid coordinates in m) at the cell centres."""
+    """Sample ``pressure(x, y)`` (vectorised, grid coordinates in m) at the cell centres.
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m], > 0.
+    pressure : callable
+        ``pressure(x, y)``: the (unnormalised) pressure at the (N, N) cell-centre coordinates
+        x, y [m] ("ij" indexing), an (N, N) array or a scalar; non-negative.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+    name : str
+        The surface's label.
+
+    Returns
+    -------
+    ContactSurface
+        The surface, normalised to ``normal_force``.
+    """
     n = _n_cells(n_cells)
     size = param("size", size, minimum=0.0, strict=True, allow_array=False)
     gx, gy = _centres(n, size)
@@ -177,12 +227,29 @@ def from_function(n_cells: int, size: float,
 
 
 def square(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> ContactSurface:
-    """Uniform pressure over the whole ``size``×``size`` square (Fig. 8)."""
+    """Uniform pressure over the whole ``size``×``size`` square (Fig. 8).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface.
+    """
     return from_function(n_cells, size, lambda x, y: np.ones_like(x), normal_force, "square")
 
 
 def circle(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> ContactSurface:
-    """The authors' circle (``"Circle"`` of paper 002's code, Figs. 5, 8, 9): uniform pressure on
+    """The authors' circle: uniform pressure on a disc reaching the grid's edge.
+
+    The authors' circle (``"Circle"`` of paper 002's code, Figs. 5, 8, 9): uniform pressure on
     the cells whose centre lies within (N − 1)/2 cells of the centre cell, i.e. within
     (``size``/2)(1 − 1/N) of the grid centre; the loaded cells then reach the grid's edge
     (radius ``size``/2 = 10 mm for the paper's 21×21 cells of 0.02/21 m). 21 cells: 317 loaded
@@ -191,7 +258,22 @@ def circle(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> 
     The authors centre their mask on cell ``int(N/2)``, half a cell off the grid centre for an
     even N (and clipped by the grid); here an even N gets the same radius around the grid
     centre (the paper only uses odd N). :func:`circle_inscribed` is the disc of diameter
-    ``size`` (349 cells at 21)."""
+    ``size`` (349 cells at 21).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface.
+    """
     n = _n_cells(n_cells)
     half = 0.5 * (n - 1)
     i = np.arange(n) - half
@@ -202,8 +284,25 @@ def circle(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> 
 
 def circle_inscribed(n_cells: int = 21, size: float = 0.02,
                      normal_force: float = 1.0) -> ContactSurface:
-    """Uniform pressure on the disc of diameter ``size``: the cells whose centre lies inside
-    (one half cell more radius than the authors' :func:`circle`; 349 cells at N = 21)."""
+    """Uniform pressure on the disc of diameter ``size``.
+
+    Uniform pressure on the disc of diameter ``size``: the cells whose centre lies inside
+    (one half cell more radius than the authors' :func:`circle`; 349 cells at N = 21).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface.
+    """
     r = 0.5 * float(size)
     return from_function(n_cells, size, lambda x, y: (x * x + y * y <= r * r * (1 + 1e-12)) * 1.0,
                          normal_force, "inscribed circle")
@@ -227,14 +326,34 @@ def _line_profile(n: int, values: np.ndarray, axis: str) -> np.ndarray:
 def line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
          axis: str = "y") -> ContactSurface:
     """Uniform line contact of length ``size`` along ``axis`` through the centre (Figs. 8, 10).
-    The default ``axis="y"`` is the authors' ``"Line"`` (the centre column x = 0)."""
+
+    The default ``axis="y"`` is the authors' ``"Line"`` (the centre column x = 0).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid and the line's length [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+    axis : str
+        ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
+
+    Returns
+    -------
+    ContactSurface
+        The surface (on the two centre rows for an even N).
+    """
     n = _n_cells(n_cells)
     return ContactSurface(_line_profile(n, np.ones(n), axis), size, normal_force, "line")
 
 
 def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
                   axis: str = "y", reverse: bool = False) -> ContactSurface:
-    """The authors' gradient line (paper 002's code, Figs. 8, 15, 16, 19): a line contact along
+    """The authors' gradient line: pressures 1/N … N/N along a line contact.
+
+    The authors' gradient line (paper 002's code, Figs. 8, 15, 16, 19): a line contact along
     ``axis`` through the centre whose N cells carry pressures 1/N, 2/N, …, N/N from one end to
     the other, the largest at the +``axis`` end (the −``axis`` end if ``reverse``).
 
@@ -243,7 +362,26 @@ def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1
     in-hand pads of Fig. 31. The CoP lies (N − 1)/6 cells = (L − L/N)/6 from the centre towards
     the heavy end (L/6 as N → ∞), and a rotation about the CoP produces a tangential force
     (Fig. 16). :func:`gradient_line_midpoint` is the ramp p ∝ s + L/2 sampled at the cell centres
-    (pressures 0.5/N … (N − 0.5)/N)."""
+    (pressures 0.5/N … (N − 0.5)/N).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid and the line's length [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+    axis : str
+        ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
+    reverse : bool
+        The largest pressure at the −``axis`` end instead of the +``axis`` end.
+
+    Returns
+    -------
+    ContactSurface
+        The surface (on the two centre rows for an even N).
+    """
     n = _n_cells(n_cells)
     ramp = np.arange(1, n + 1) / n
     if reverse:
@@ -253,9 +391,30 @@ def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1
 
 def gradient_line_midpoint(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
                            axis: str = "y", reverse: bool = False) -> ContactSurface:
-    """Line contact along ``axis`` whose pressure grows linearly from 0 at one end
+    """Line contact whose pressure grows linearly from 0 at one end (the continuous ramp).
+
+    Line contact along ``axis`` whose pressure grows linearly from 0 at one end
     (p ∝ s + L/2, sampled at the cell centres: 0.5/N … (N − 0.5)/N; largest at +``axis`` unless
-    ``reverse``): the continuous ramp, whose CoP lies at L/6 − L/(6N²)."""
+    ``reverse``): the continuous ramp, whose CoP lies at L/6 − L/(6N²).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid and the line's length L [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+    axis : str
+        ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
+    reverse : bool
+        The largest pressure at the −``axis`` end instead of the +``axis`` end.
+
+    Returns
+    -------
+    ContactSurface
+        The surface (on the two centre rows for an even N).
+    """
     n = _n_cells(n_cells)
     ramp = (np.arange(n) + 0.5) / n
     if reverse:
@@ -266,9 +425,26 @@ def gradient_line_midpoint(n_cells: int = 21, size: float = 0.02, normal_force: 
 
 def non_convex_1(n_cells: int = 21, size: float = 0.02,
                  normal_force: float = 1.0) -> ContactSurface:
-    """Gradient "C" shape: the ring 0.45 R ≤ ‖(x, y)‖ ≤ R (R = size/2) with a 90° opening towards
+    """Gradient "C" shape (gradient non-convex 1 of Fig. 8).
+
+    Gradient "C" shape: the ring 0.45 R ≤ ‖(x, y)‖ ≤ R (R = size/2) with a 90° opening towards
     +x, pressure growing linearly along y. Our reconstruction of the paper's "gradient non-convex
-    1" (Fig. 8 gives the shapes only as pictures)."""
+    1" (Fig. 8 gives the shapes only as pictures).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m] (the ring's outer diameter 2R), > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface.
+    """
     R = 0.5 * float(size)
 
     def p(x, y):
@@ -281,8 +457,25 @@ def non_convex_1(n_cells: int = 21, size: float = 0.02,
 
 def non_convex_2(n_cells: int = 21, size: float = 0.02,
                  normal_force: float = 1.0) -> ContactSurface:
-    """Gradient "L" shape: the square without its (+x, +y) quadrant, pressure growing linearly
-    along x. Our reconstruction of the paper's "gradient non-convex 2" (Fig. 8)."""
+    """Gradient "L" shape (gradient non-convex 2 of Fig. 8).
+
+    Gradient "L" shape: the square without its (+x, +y) quadrant, pressure growing linearly
+    along x. Our reconstruction of the paper's "gradient non-convex 2" (Fig. 8).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    size : float
+        The side of the square grid [m], > 0.
+    normal_force : float
+        The total normal load f_N [N], > 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface.
+    """
     h = 0.5 * float(size)
 
     def p(x, y):
@@ -291,8 +484,25 @@ def non_convex_2(n_cells: int = 21, size: float = 0.02,
 
 
 def hertz_radius(normal_force, coefficient: float = 6e-3, exponent: float = 1.0 / 3.0):
-    """Contact radius (45): a = c·f_N^e, by default 6 mm at 1 N growing with f_N^(1/3) (Hertz;
-    Xydas and Kao report 0 ≤ e ≤ 1/3). The paper writes a = 6 f_N^(1/3) with a in millimetres."""
+    """Contact radius (45) of a Hertz-like surface.
+
+    Contact radius (45): a = c·f_N^e, by default 6 mm at 1 N growing with f_N^(1/3) (Hertz;
+    Xydas and Kao report 0 ≤ e ≤ 1/3). The paper writes a = 6 f_N^(1/3) with a in millimetres.
+
+    Parameters
+    ----------
+    normal_force : float or array_like
+        The normal load(s) f_N [N], > 0: a scalar or a (n,) array.
+    coefficient : float
+        c [m N^(−e)], > 0: the radius at 1 N.
+    exponent : float
+        e [-], >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The contact radius a [m], like ``normal_force``.
+    """
     fn = param("normal_force", normal_force, minimum=0.0, strict=True)
     c = param("coefficient", coefficient, minimum=0.0, strict=True, allow_array=False)
     e = param("exponent", exponent, minimum=0.0, allow_array=False)
@@ -308,6 +518,24 @@ def hertz_like(n_cells: int = 21, normal_force: float = 1.0, k: float = 2.0,
     pre-computed limit surface can be re-used by rescaling (Sec. VI-D). The paper's constant
     1.144 f_N/(πa²) is replaced by the exact discrete normalisation Σ p·A = f_N. Pass
     ``k=2*f_N`` for the paper's load-dependent distribution (which needs a new limit surface).
+
+    Parameters
+    ----------
+    n_cells : int
+        The grid resolution N (N×N cells), >= 2.
+    normal_force : float
+        The normal load f_N [N], > 0: sets the radius a (45) and the load.
+    k : float
+        The shape exponent k of (46) [-], > 0.
+    coefficient : float
+        c of (45) [m N^(−e)], > 0: the radius at 1 N (:func:`hertz_radius`).
+    exponent : float
+        e of (45) [-], >= 0.
+
+    Returns
+    -------
+    ContactSurface
+        The surface on a grid of side 2a.
     """
     k = param("k", k, minimum=0.0, strict=True, allow_array=False)
     normal_force = param("normal_force", normal_force, minimum=0.0, strict=True,
