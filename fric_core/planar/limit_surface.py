@@ -25,7 +25,25 @@ _CHUNK = 1 << 21      # cell-velocity elements per chunk (≈ 16 MB per temporar
 
 
 def as_twists(twist, name: str = "twist") -> np.ndarray:
-    """``twist`` as a float (m, 3) array; ValueError naming ``name`` if not finite or mis-shaped."""
+    """``twist`` as a float (m, 3) array; ValueError naming ``name`` if not finite or mis-shaped.
+
+    Parameters
+    ----------
+    twist : array_like
+        One twist (3,) or m twists (m, 3) ``[v_x, v_y, ω]`` [m/s, m/s, rad/s].
+    name : str
+        The argument's name for the error message.
+
+    Returns
+    -------
+    ndarray
+        The twists as floats, shape (m, 3) (m = 1 for a (3,) twist).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``twist`` is not real, not finite or of another shape.
+    """
     try:
         t = np.asarray(twist, dtype=float)
     except (TypeError, ValueError):
@@ -41,8 +59,30 @@ def as_twists(twist, name: str = "twist") -> np.ndarray:
 
 
 def as_state(state, size: int, per: str) -> np.ndarray:
-    """A flat model state as a float array of ``size`` finite values; ValueError naming
-    ``state`` otherwise (``per`` says what one unit holds, e.g. "2 per loaded cell")."""
+    """Validate a flat model state.
+
+    A flat model state as a float array of ``size`` finite values; ValueError naming
+    ``state`` otherwise (``per`` says what one unit holds, e.g. "2 per loaded cell").
+
+    Parameters
+    ----------
+    state : array_like
+        The model state, ``size`` real numbers (any shape).
+    size : int
+        The number of values the model's state holds.
+    per : str
+        What one unit of the state holds, for the error message.
+
+    Returns
+    -------
+    ndarray
+        The state as floats, in the shape given (not flattened).
+
+    Raises
+    ------
+    ValueError
+        If ``state`` is not real, does not hold ``size`` values or is not finite.
+    """
     try:
         z = np.asarray(state, dtype=float)
     except (TypeError, ValueError):
@@ -127,6 +167,24 @@ def steady_state_wrench(surface: ContactSurface, twist,
     (7)–(8). With ``bilinear`` the wrench of a twist whose CoR lies inside the grid is the
     bilinear interpolation (23) of the wrenches of rotations about the four corners of the cell
     enclosing the CoR, which removes the steps of Fig. 10. Returns (3,) or (m, 3) like ``twist``.
+
+    Parameters
+    ----------
+    surface : ContactSurface
+        The contact surface (its loaded cells ``rho``, ``weights`` and, by default, its load).
+    twist : array_like
+        Twist(s) at the CoP, (3,) or (m, 3) ``[v_x, v_y, ω]`` [m/s, m/s, rad/s].
+    params : PlanarFrictionParams or None
+        The friction parameters (μ_c, μ_s, v_s, γ, σ2 of (12)); None: Coulomb with μ = 1.
+    normal_force : float or None
+        The normal load f_N [N], >= 0; None: ``surface.normal_force``.
+    bilinear : bool
+        Interpolate over the cell enclosing the CoR (23).
+
+    Returns
+    -------
+    ndarray
+        The wrench(es) ``[f_x, f_y, τ]`` [N, N, N m] at the CoP, (3,) or (m, 3) like ``twist``.
     """
     t = as_twists(twist)
     fn = surface.normal_force if normal_force is None else param(
@@ -149,8 +207,25 @@ def steady_state_wrench(surface: ContactSurface, twist,
 
 
 def limit_surface_wrench(surface: ContactSurface, twist, mu: float = 1.0) -> np.ndarray:
-    """Coulomb limit surface by direct integration (7)–(8) over the cells (21)–(22):
-    f = −μ Σ v̂ p A, τ = −μ Σ ρ × v̂ p A, at the CoP. Returns (3,) or (m, 3) like ``twist``."""
+    """Coulomb limit surface wrench by direct integration (7)–(8).
+
+    Coulomb limit surface by direct integration (7)–(8) over the cells (21)–(22):
+    f = −μ Σ v̂ p A, τ = −μ Σ ρ × v̂ p A, at the CoP. Returns (3,) or (m, 3) like ``twist``.
+
+    Parameters
+    ----------
+    surface : ContactSurface
+        The contact surface, carrying its normal load.
+    twist : array_like
+        Twist(s) at the CoP, (3,) or (m, 3) ``[v_x, v_y, ω]`` [m/s, m/s, rad/s].
+    mu : float
+        The friction coefficient μ [-], > 0.
+
+    Returns
+    -------
+    ndarray
+        The wrench(es) ``[f_x, f_y, τ]`` [N, N, N m] at the CoP, (3,) or (m, 3) like ``twist``.
+    """
     mu = param("mu", mu, minimum=0.0, strict=True, allow_array=False)
     return steady_state_wrench(surface, twist, PlanarFrictionParams.coulomb(mu), bilinear=False)
 
