@@ -143,7 +143,15 @@ SAMPLES = {
 
 
 def default_carriage_friction() -> AsymmetricFriction:
-    """The carriage's friction: Table 3's static levels; kinetic, viscous, dv chosen (see above)."""
+    """The carriage's friction: Table 3's static levels; kinetic, viscous, dv chosen (see above).
+
+    Takes no parameters (the values are the module docstring's ``carriage_friction`` row).
+
+    Returns
+    -------
+    AsymmetricFriction
+        Dp 1.04 N, Dn −0.69 N, Cp 0.832 N, Cn 0.552 N, bp = bn 0.5 N·s/m, dv 0.005 m/s.
+    """
     return AsymmetricFriction(Cp=0.832, Cn=0.552, bp=0.5, bn=0.5, Dp=1.04, Dn=-0.69, dv=0.005)
 
 

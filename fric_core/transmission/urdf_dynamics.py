@@ -33,7 +33,26 @@ class UrdfError(ValueError):
 
 
 def bundled_urdf(name: str) -> Path:
-    """Path of a URDF shipped with fric (``"planar_2link"``, ``"arm7"``; ``.urdf`` optional)."""
+    """Path of a URDF shipped with fric (``"planar_2link"``, ``"arm7"``; ``.urdf`` optional).
+
+    Looked up in the source tree's ``urdf/``, then ``<sys.prefix>/share/fric/urdf`` and
+    ``share/fric/urdf`` under each ``AMENT_PREFIX_PATH`` entry.
+
+    Parameters
+    ----------
+    name : str
+        The URDF's name, with or without the ``.urdf`` suffix.
+
+    Returns
+    -------
+    pathlib.Path
+        The first existing file.
+
+    Raises
+    ------
+    UrdfError
+        When no bundled URDF has that name.
+    """
     fname = name if name.endswith(".urdf") else name + ".urdf"
     candidates = [Path(__file__).resolve().parents[2] / "urdf" / fname,
                   Path(sys.prefix) / "share" / "fric" / "urdf" / fname]
