@@ -58,7 +58,26 @@ class IllPosedWarning(UserWarning):
 def efficiencies(gamma_u: float, gamma_v: float) -> tuple[float, float]:
     """Eq. (26): forward and backward efficiencies ``(η_f, η_b)`` of the asymmetry coefficients.
 
-    Raises ``ValueError`` at the singular points γ_v = −1 (η_f) and γ_u = −1 (η_b).
+    ``η_f = (1 − γ_u)/(1 + γ_v)``, ``η_b = (1 − γ_v)/(1 + γ_u)``.
+
+    Parameters
+    ----------
+    gamma_u : float
+        Input-side asymmetry coefficient γ_u (dimensionless).
+    gamma_v : float
+        Output-side asymmetry coefficient γ_v (dimensionless).
+
+    Returns
+    -------
+    eta_f : float
+        Forward efficiency (dimensionless).
+    eta_b : float
+        Backward efficiency (dimensionless; ≤ 0 for a self-locking gear).
+
+    Raises
+    ------
+    ValueError
+        At the singular points γ_v = −1 (η_f) and γ_u = −1 (η_b), or for a non-finite γ.
     """
     gu = param("gamma_u", gamma_u, allow_array=False)
     gv = param("gamma_v", gamma_v, allow_array=False)
@@ -75,6 +94,25 @@ def asymmetry_from_efficiencies(eta_f: float, eta_b: float) -> tuple[float, floa
     η_f, η_b ≤ 1 with ``η_f η_b < 1`` (both = 1 is the lossless gear, γ = 0). η_b ≤ 0 describes a
     self-locking gear (γ_v ≥ 1), η_f ≤ 0 one that cannot be driven from the input alone (γ_u ≥ 1).
     The result satisfies γ_u + γ_v ≥ 0.
+
+    Parameters
+    ----------
+    eta_f : float
+        Forward efficiency η_f ≤ 1 (dimensionless).
+    eta_b : float
+        Backward efficiency η_b ≤ 1 (dimensionless), with η_f η_b < 1 unless both are 1.
+
+    Returns
+    -------
+    gamma_u : float
+        Input-side asymmetry coefficient γ_u.
+    gamma_v : float
+        Output-side asymmetry coefficient γ_v.
+
+    Raises
+    ------
+    ValueError
+        For an efficiency above 1 or η_f η_b ≥ 1 (other than the lossless 1, 1).
     """
     ef = param("eta_f", eta_f, allow_array=False)
     eb = param("eta_b", eta_b, allow_array=False)
@@ -91,13 +129,50 @@ def asymmetry_from_efficiencies(eta_f: float, eta_b: float) -> tuple[float, floa
 
 
 def rho_hat(gamma_u: float, gamma_v: float, m: float, M: float) -> float:
-    """Eq. (29): ``ρ̂ = (γ_u m − γ_v M)/(m + M)``; the dynamics are well posed iff |ρ̂| < 1."""
+    """Eq. (29): ``ρ̂ = (γ_u m − γ_v M)/(m + M)``; the dynamics are well posed iff |ρ̂| < 1.
+
+    Parameters
+    ----------
+    gamma_u : float
+        Input-side asymmetry coefficient γ_u (dimensionless).
+    gamma_v : float
+        Output-side asymmetry coefficient γ_v (dimensionless).
+    m : float
+        Input-side inertia referred to the output, kg (kg m² for a rotary output).
+    M : float
+        Output-side inertia, in m's unit.
+
+    Returns
+    -------
+    float
+        ρ̂ (dimensionless).
+    """
     return (gamma_u * m - gamma_v * M) / (m + M)
 
 
 def internal_force(phi: float, rho: float) -> float:
-    """Eq. (31) for |ρ| < 1: ``λ(ϕ, ρ) = ϕ / (1 − sgn(ϕ) ρ)`` (0 at ϕ = 0), the solution of
-    ``λ − ρ|λ| = ϕ`` (Lemma 1). For |ρ| ≥ 1 the set is empty or two-valued: ``ValueError``."""
+    """Eq. (31) for |ρ| < 1: ``λ(ϕ, ρ) = ϕ / (1 − sgn(ϕ) ρ)`` (0 at ϕ = 0).
+
+    The solution of ``λ − ρ|λ| = ϕ`` (Lemma 1). For |ρ| ≥ 1 the set is empty or two-valued:
+    ``ValueError``.
+
+    Parameters
+    ----------
+    phi : float
+        ϕ, N (N m for a rotary output): the driving term of (31), e.g. ϕ_k of (44a).
+    rho : float
+        ρ (dimensionless), e.g. ρ̂ of (29).
+
+    Returns
+    -------
+    float
+        The internal force λ, in ϕ's unit.
+
+    Raises
+    ------
+    ValueError
+        For |ρ| ≥ 1 (use :func:`internal_force_s`, eq. 35).
+    """
     if not -1.0 < rho < 1.0:
         raise ValueError(f"rho: (31) is single-valued only for |rho| < 1, got {rho!r}; "
                          "use internal_force_s (35)")
@@ -105,8 +180,23 @@ def internal_force(phi: float, rho: float) -> float:
 
 
 def internal_force_s(phi: float, rho: float) -> float:
-    """Eq. (35): the single-valued λ_s — (31) where |ρ| < 1, the branch continuous with it
-    otherwise, and ±∞ where (31) is empty (ϕ > 0, ρ ≥ 1 → +∞; ϕ < 0, ρ ≤ −1 → −∞)."""
+    """Eq. (35): the single-valued λ_s.
+
+    (31) where |ρ| < 1, the branch continuous with it otherwise, and ±∞ where (31) is empty
+    (ϕ > 0, ρ ≥ 1 → +∞; ϕ < 0, ρ ≤ −1 → −∞).
+
+    Parameters
+    ----------
+    phi : float
+        ϕ, N (N m for a rotary output): the driving term of (31), e.g. ϕ_k of (44a).
+    rho : float
+        ρ (dimensionless), e.g. ρ̂ of (29).
+
+    Returns
+    -------
+    float
+        λ_s, in ϕ's unit (±inf where (31) is empty).
+    """
     if phi > 0.0:
         return phi / (1.0 - rho) if rho < 1.0 else math.inf
     if phi < 0.0:
@@ -115,8 +205,25 @@ def internal_force_s(phi: float, rho: float) -> float:
 
 
 def friction_phi(s: float, phi: float, rho: float) -> float:
-    """Eq. (34): ``Φ(s, ϕ, ρ) = s |λ_s(ϕ, ρ s)|`` for s ∈ [−1, 1] (continuous and monotone in s
-    when |ρ| < 1, Lemma 2). ``Φ(±1)`` bound the friction force of the static state (45)."""
+    """Eq. (34): ``Φ(s, ϕ, ρ) = s |λ_s(ϕ, ρ s)|`` for s ∈ [−1, 1].
+
+    Continuous and monotone in s when |ρ| < 1 (Lemma 2). ``Φ(±1)`` bound the friction force of
+    the static state (45).
+
+    Parameters
+    ----------
+    s : float
+        The sign variable s ∈ [−1, 1] (dimensionless).
+    phi : float
+        ϕ, N (N m for a rotary output): the driving term of (31), e.g. ϕ_k of (44a).
+    rho : float
+        ρ (dimensionless), e.g. ρ̂ of (29).
+
+    Returns
+    -------
+    float
+        Φ, the friction force referred to the output, in ϕ's unit (±inf where λ_s is).
+    """
     if s == 0.0:
         return 0.0
     return s * abs(internal_force_s(phi, rho * s))
