@@ -77,6 +77,20 @@ def leadscrew(lead_angle: float, radius: float, mu: float) -> GearCoefficients:
 
     The nut advances ``r tan θ`` per radian of screw rotation, so ``κ = 1/(r tan θ)`` [rad/m];
     ``γ_u = μ tan θ``, ``γ_v = μ / tan θ``.
+
+    Parameters
+    ----------
+    lead_angle : float
+        Lead angle θ ∈ (0, π/2), rad.
+    radius : float
+        Pitch radius r of the screw, m (> 0).
+    mu : float
+        Coulomb friction coefficient μ ≥ 0 of the contact (dimensionless).
+
+    Returns
+    -------
+    GearCoefficients
+        γ_u, γ_v (dimensionless) and κ, rad/m (the output is the nut).
     """
     th = _angle("lead_angle", lead_angle, math.pi / 2)
     r = param("radius", radius, minimum=0.0, strict=True, allow_array=False)
@@ -87,10 +101,27 @@ def leadscrew(lead_angle: float, radius: float, mu: float) -> GearCoefficients:
 
 def worm_gear(worm_radius: float, gear_radius: float, lead_angle: float, mu: float,
               pressure_angle: float = math.radians(20.0)) -> GearCoefficients:
-    """Worm gear (Sec. 3.3, eq. 17): pitch radii r_w, r_g [m], lead angle λ_l ∈ (0, π/4] [rad],
-    normal pressure angle φ_n ∈ (0, π/2) [rad], friction μ.
+    """Worm gear (Sec. 3.3, eq. 17): pitch radii r_w, r_g, lead angle λ_l, pressure angle φ_n.
 
     ``κ = r_g / (r_w tan λ_l)``, ``γ_u = μ tan λ_l / cos φ_n``, ``γ_v = μ / (tan λ_l cos φ_n)``.
+
+    Parameters
+    ----------
+    worm_radius : float
+        Pitch radius r_w of the worm, m (> 0).
+    gear_radius : float
+        Pitch radius r_g of the gear, m (> 0).
+    lead_angle : float
+        Lead angle λ_l ∈ (0, π/4], rad.
+    mu : float
+        Coulomb friction coefficient μ ≥ 0 of the contact (dimensionless).
+    pressure_angle : float, optional
+        Normal pressure angle φ_n ∈ (0, π/2), rad (default 20°).
+
+    Returns
+    -------
+    GearCoefficients
+        γ_u, γ_v (dimensionless) and κ (dimensionless, worm turns per gear turn).
     """
     rw = param("worm_radius", worm_radius, minimum=0.0, strict=True, allow_array=False)
     rg = param("gear_radius", gear_radius, minimum=0.0, strict=True, allow_array=False)
@@ -105,8 +136,25 @@ def spur_contact(xi: float, mu: float, radius_in: float, radius_out: float,
                  pressure_angle: float = math.radians(20.0)) -> GearCoefficients:
     """Eq. (21): γ_u, γ_v of a spur pair with its single contact at ξ [m] on the line of action.
 
-    ``radius_in`` = R_u, ``radius_out`` = R_v are the pitch radii; ξ > 0 is the side of the
-    input's addendum (recess), ξ < 0 the output's (approach).
+    ξ > 0 is the side of the input's addendum (recess), ξ < 0 the output's (approach).
+
+    Parameters
+    ----------
+    xi : float
+        Position ξ of the contact on the line of action from the pitch point, m.
+    mu : float
+        Coulomb friction coefficient μ ≥ 0 of the contact (dimensionless).
+    radius_in : float
+        Pitch radius R_u of the input gear, m (> 0).
+    radius_out : float
+        Pitch radius R_v of the output gear, m (> 0).
+    pressure_angle : float, optional
+        Pressure angle α ∈ (0, π/2), rad (default 20°).
+
+    Returns
+    -------
+    GearCoefficients
+        γ_u, γ_v (dimensionless) at ξ and κ = R_v/R_u.
     """
     xi = param("xi", xi, allow_array=False)
     mu = param("mu", mu, minimum=0.0, allow_array=False)
@@ -131,9 +179,32 @@ def spur_gear(teeth_in: int, teeth_out: int, module: float, mu: float,
               pressure_angle: float = math.radians(20.0), addendum: float = 1.0) -> SpurMesh:
     """Mesh-cycle average of (21) for a standard involute spur pair (see the module docstring).
 
-    ``teeth_in``/``teeth_out``: tooth counts z_u, z_v (≥ 5); ``module`` m [m]; ``addendum`` in
-    modules (1.0 for standard teeth). Raises ``ValueError`` when the teeth interfere (addendum
-    beyond the other gear's interference point) or the contact ratio is below 1.
+    Parameters
+    ----------
+    teeth_in : int
+        Tooth count z_u of the input gear (≥ 5).
+    teeth_out : int
+        Tooth count z_v of the output gear (≥ 5).
+    module : float
+        Module m, m (> 0).
+    mu : float
+        Coulomb friction coefficient μ ≥ 0 of the contact (dimensionless).
+    pressure_angle : float, optional
+        Pressure angle α ∈ (0, π/2), rad (default 20°).
+    addendum : float, optional
+        Addendum in modules (1.0 for standard teeth).
+
+    Returns
+    -------
+    SpurMesh
+        Mesh-cycle averages of γ_u, γ_v, κ = z_v/z_u, the contact ratio ε, the paths of
+        approach L_a and recess L_r (m) and the base pitch p_b (m).
+
+    Raises
+    ------
+    ValueError
+        When the teeth interfere (addendum beyond the other gear's interference point) or the
+        contact ratio is below 1.
     """
     zu = param("teeth_in", teeth_in, minimum=5.0, allow_array=False)
     zv = param("teeth_out", teeth_out, minimum=5.0, allow_array=False)
