@@ -37,6 +37,21 @@ def fig5_twist(t, cor_max: float = 0.015, omega_max: float = 1.0) -> np.ndarray:
     The authors' ``vel_num_cells``: 0–0.6 s ω ramps 0→1 (× ``omega_max``); 0.8–1.4 s v_x ramps
     0→``cor_max``; 1.6–2.2 s v_x back to 0; 2.4–2.7 s v_y ramps 0→0.4 ``cor_max``; 3.4–4.0 s ω
     ramps 1→0 (the CoR moves out to infinity); 4.3–4.6 s v_y ramps to 0; zero afterwards.
+
+    Parameters
+    ----------
+    t : float or array_like
+        The time(s) [s], a scalar or shape (n,).
+    cor_max : float
+        The peak tangential speed [m/s]; at ω = 1 rad/s the CoR lies up to this far [m] from
+        the CoP.
+    omega_max : float
+        The peak angular velocity [rad/s].
+
+    Returns
+    -------
+    ndarray
+        The twist(s) ``[v_x, v_y, ω]`` [m/s, m/s, rad/s] at the CoP, (3,) or (n, 3).
     """
     tt = np.asarray(t, dtype=float)
     out = np.stack([np.interp(tt, _KNOTS, _VX) * cor_max, np.interp(tt, _KNOTS, _VY) * cor_max,
@@ -45,7 +60,21 @@ def fig5_twist(t, cor_max: float = 0.015, omega_max: float = 1.0) -> np.ndarray:
 
 
 def simulate(step: Callable[[np.ndarray], np.ndarray], twists) -> np.ndarray:
-    """Run a model's ``step`` over a sequence of twists (n, 3); return the wrenches (n, 3)."""
+    """Run a model's ``step`` over a sequence of twists (n, 3); return the wrenches (n, 3).
+
+    Parameters
+    ----------
+    step : callable
+        ``step(twist) -> wrench``: one model step from a (3,) twist ``[v_x, v_y, ω]``
+        [m/s, m/s, rad/s] to a (3,) wrench ``[f_x, f_y, τ]`` [N, N, N m].
+    twists : array_like
+        The twists, shape (n, 3), one per step.
+
+    Returns
+    -------
+    ndarray
+        The wrenches, shape (n, 3).
+    """
     tw = np.asarray(twists, dtype=float)
     out = np.empty((tw.shape[0], 3))
     for k in range(tw.shape[0]):
@@ -54,9 +83,24 @@ def simulate(step: Callable[[np.ndarray], np.ndarray], twists) -> np.ndarray:
 
 
 def normalized_rmse(reference, estimate) -> tuple[float, float]:
-    """The paper's error measure (Figs. 9, 36, 37): RMSE of the tangential force vector divided by
+    """The paper's normalised RMSE of a wrench sequence against a reference.
+
+    The paper's error measure (Figs. 9, 36, 37): RMSE of the tangential force vector divided by
     the largest reference tangential force, and RMSE of the torque divided by the largest
-    reference torque magnitude."""
+    reference torque magnitude.
+
+    Parameters
+    ----------
+    reference : array_like
+        The reference wrenches ``[f_x, f_y, τ]`` [N, N, N m], shape (n, 3).
+    estimate : array_like
+        The estimated wrenches at the same instants, shape (n, 3).
+
+    Returns
+    -------
+    e_force, e_torque : float
+        The normalised RMSE of the tangential force and of the torque [-].
+    """
     ref = np.asarray(reference, dtype=float)
     est = np.asarray(estimate, dtype=float)
     ft_max = np.max(np.hypot(ref[:, 0], ref[:, 1]))
@@ -77,6 +121,22 @@ def drift_loads(t, kind: str = "tangential",
     stay well below slip: 1 N ≈ slip/10 and 0.03 N·m ≈ torque-to-slip/6 on a 25 mm contact disc.
 
     Returns (wrench (n, 3) at the contact CoP, normal force (n,)).
+
+    Parameters
+    ----------
+    t : float or array_like
+        The time(s) [s], a scalar or shape (n,) (a scalar gives n = 1).
+    kind : str
+        ``"tangential"`` or ``"normal"``: which load varies.
+    weight : float
+        The constant part of the normal load [N].
+
+    Returns
+    -------
+    wrench : ndarray
+        The external wrench ``[f_x, f_y, τ]`` [N, N, N m] at the contact CoP, shape (n, 3).
+    normal_force : ndarray
+        The normal load f_N [N], shape (n,).
     """
     tt = np.atleast_1d(np.asarray(t, dtype=float))
     ramp = np.clip(tt / 0.2, 0.0, 1.0)
@@ -98,13 +158,40 @@ def drift_loads(t, kind: str = "tangential",
 
 def simulate_body(model, external_wrench, normal_force, mass: float, inertia: float,
                   twist0=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A planar rigid body whose CoP is its centre of mass, pushed by ``external_wrench`` (n, 3)
+    """Simulate a planar rigid body held by a friction model and pushed by external loads.
+
+    A planar rigid body whose CoP is its centre of mass, pushed by ``external_wrench`` (n, 3)
     and held by the friction ``model`` (any model with ``dt``, ``step(twist)`` and
     ``set_normal_force``), integrated with semi-implicit Euler at the model's step: the friction
     over a step uses the twist at its start, then the twist and the pose are updated.
 
     Returns (poses (n, 3) [x, y, θ] in the initial body frame, twists (n, 3), friction (n, 3)).
     (For brevity the body frame is not rotated: valid for the small rotations of stick tests.)
+
+    Parameters
+    ----------
+    model : object
+        The friction model: ``dt`` [s], ``step(twist) -> wrench`` ((3,) → (3,), at the CoP) and
+        ``set_normal_force(f_N)``.
+    external_wrench : array_like
+        The external wrench ``[f_x, f_y, τ]`` [N, N, N m] at the CoP per step, shape (n, 3).
+    normal_force : float or array_like
+        The normal load f_N [N], a scalar or shape (n,).
+    mass : float
+        The body's mass [kg].
+    inertia : float
+        Its moment of inertia about the CoP, z axis [kg m²].
+    twist0 : array_like
+        The initial twist ``[v_x, v_y, ω]`` [m/s, m/s, rad/s], shape (3,).
+
+    Returns
+    -------
+    poses : ndarray
+        ``[x, y, θ]`` [m, m, rad] after each step, shape (n, 3).
+    twists : ndarray
+        ``[v_x, v_y, ω]`` [m/s, m/s, rad/s] after each step, shape (n, 3).
+    friction : ndarray
+        The friction wrench ``[f_x, f_y, τ]`` [N, N, N m] of each step, shape (n, 3).
     """
     ext = np.asarray(external_wrench, dtype=float)
     fn = np.broadcast_to(np.asarray(normal_force, dtype=float), (ext.shape[0],))
@@ -153,9 +240,21 @@ def _check_in_hand_step(dt: float, damping: float, mass: float, inertia: float,
 
 
 def gripper_normal_force(t) -> np.ndarray:
-    """Grip force of the authors' in-hand slip-stick timing run (Sec. VI-C, Table IV):
+    """Grip force of the authors' in-hand slip-stick timing run (Sec. VI-C, Table IV).
+
     f_N = 1.73 + 0.91 sin(2π·2t) N, applied step-wise constant at 100 Hz by
-    :func:`simulate_in_hand`."""
+    :func:`simulate_in_hand`.
+
+    Parameters
+    ----------
+    t : float or array_like
+        The time(s) [s].
+
+    Returns
+    -------
+    float or ndarray
+        The grip force f_N [N], like ``t``.
+    """
     return 1.73 + 0.91 * np.sin(2.0 * np.pi * 2.0 * np.asarray(t, dtype=float))
 
 
@@ -163,7 +262,9 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
                      com_offset=(0.002, 0.0), mass: float = 0.2, size=(0.15, 0.08),
                      n_fingers: int = 2, update_period: float = 0.01, on_normal_force=None,
                      gravity: float = 9.81) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """In-hand slip-stick (Sec. VI-C): a rectangular object (``size`` = width × height, ``mass``)
+    """Simulate the in-hand slip-stick experiment of Sec. VI-C.
+
+    In-hand slip-stick (Sec. VI-C): a rectangular object (``size`` = width × height, ``mass``)
     held between ``n_fingers`` identical finger pads whose contact surface is fixed at the origin
     of the world frame, gravity along −y, the centre of mass starting at ``com_offset`` from the
     contact (case 2: 2 mm; case 1: 25 mm). Each pad applies the friction wrench of ``model`` (any
@@ -180,6 +281,45 @@ def simulate_in_hand(model, duration: float = 2.0, normal_force=gripper_normal_f
     current f_N and d (for a model with ``params.sigma1``): a ``dt`` above it raises ValueError
     instead of chattering silently. Returns (t (n,), CoM poses (n, 3) [x, y, θ], pad wrenches
     (n, 3) summed over the pads at the contact CoP).
+
+    Parameters
+    ----------
+    model : object
+        One pad's friction model: ``dt`` [s], ``step(twist) -> wrench`` ((3,) → (3,), at its
+        CoP), ``set_normal_force(f_N)``, ``cop`` (2,) [m] and optionally ``params.sigma1``.
+    duration : float
+        The simulated time [s]; n = round(duration / dt) steps.
+    normal_force : callable
+        ``normal_force(t)``: the grip force f_N [N] at time t [s].
+    com_offset : array_like
+        The initial position of the centre of mass relative to the contact, (2,) [m].
+    mass : float
+        The object's mass [kg].
+    size : array_like
+        The object's width and height [m], (2,) (its inertia is a uniform rectangle's).
+    n_fingers : int
+        The number of identical pads.
+    update_period : float
+        The period of the grip-force updates [s].
+    on_normal_force : callable or None
+        ``on_normal_force(model, fn)``, called at each update before the new load is set.
+    gravity : float
+        The gravitational acceleration [m/s²], along −y.
+
+    Returns
+    -------
+    t : ndarray
+        The step times [s], shape (n,).
+    poses : ndarray
+        The centre of mass ``[x, y, θ]`` [m, m, rad] after each step, shape (n, 3).
+    wrenches : ndarray
+        The pads' friction wrench ``[f_x, f_y, τ]`` [N, N, N m], summed over the pads, at the
+        contact CoP, shape (n, 3).
+
+    Raises
+    ------
+    ValueError
+        If the model's ``dt`` exceeds the stability bound at a grip update.
     """
     dt = model.dt
     sigma1 = float(getattr(getattr(model, "params", None), "sigma1", 0.0))
