@@ -112,7 +112,18 @@ def _check(v, A, phi, P):
 
 
 def sigma_max(P: np.ndarray) -> float:
-    """Largest singular value of P; (57): σ_max(P) < 1 makes λ (55) unique (Lemma 3)."""
+    """Largest singular value of P; (57): σ_max(P) < 1 makes λ (55) unique (Lemma 3).
+
+    Parameters
+    ----------
+    P : (n, n) array_like
+        P of (52) (dimensionless); may be empty.
+
+    Returns
+    -------
+    float
+        σ_max(P), the spectral norm (0 for an empty P).
+    """
     P = np.asarray(P, dtype=float)
     return float(np.linalg.norm(P, 2)) if P.size else 0.0
 
@@ -124,12 +135,35 @@ def _is_diagonal(X: np.ndarray) -> bool:
 
 def lambda_fixed_point(phi: np.ndarray, P: np.ndarray, s: np.ndarray | None = None, *,
                        tol: float = 1e-14, max_iter: int = 100000) -> tuple[np.ndarray, int]:
-    """λ(ϕ, P[s]) of (55) by the fixed-point iteration of Remark 3: ``λ := ϕ + P[s]|λ|`` from
-    ``λ := ϕ``; returns ``(λ, iterations)``.
+    """λ(ϕ, P[s]) of (55) by the fixed-point iteration of Remark 3; returns ``(λ, iterations)``.
 
-    The map is a contraction with factor σ_max(P) when σ_max(P) < 1 (Lemma 3). Converged when
-    ``‖Δλ‖∞ ≤ tol (‖ϕ‖∞ + ‖λ‖∞)``; raises :class:`IllPosedError` when it does not converge in
-    ``max_iter`` iterations (or diverges), naming σ_max(P).
+    The iteration is ``λ := ϕ + P[s]|λ|`` from ``λ := ϕ``. The map is a contraction with factor
+    σ_max(P) when σ_max(P) < 1 (Lemma 3). Converged when ``‖Δλ‖∞ ≤ tol (‖ϕ‖∞ + ‖λ‖∞)``.
+
+    Parameters
+    ----------
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    s : (n,) array_like, optional
+        The sign variable s ∈ [−1, 1]ⁿ; P[s] = P diag(s). None: P itself.
+    tol : float, optional
+        Relative tolerance of the stopping test.
+    max_iter : int, optional
+        Most iterations.
+
+    Returns
+    -------
+    lam : (n,) ndarray
+        λ, in ϕ's unit.
+    iterations : int
+        Iterations used.
+
+    Raises
+    ------
+    IllPosedError
+        When it does not converge in ``max_iter`` iterations (or diverges), naming σ_max(P).
     """
     phi = np.asarray(phi, dtype=float)
     Ps = np.asarray(P, dtype=float) if s is None else np.asarray(P, dtype=float) * s
@@ -149,7 +183,29 @@ def lambda_fixed_point(phi: np.ndarray, P: np.ndarray, s: np.ndarray | None = No
 
 
 def friction_phi_n(s: np.ndarray, phi: np.ndarray, P: np.ndarray, **kwargs) -> np.ndarray:
-    """Eq. (59): ``Φ(s, ϕ, P) = [s] |λ(ϕ, P[s])|`` (λ by :func:`lambda_fixed_point`)."""
+    """Eq. (59): ``Φ(s, ϕ, P) = [s] |λ(ϕ, P[s])|`` (λ by :func:`lambda_fixed_point`).
+
+    Parameters
+    ----------
+    s : (n,) array_like
+        The sign variable s ∈ [−1, 1]ⁿ.
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    **kwargs
+        ``tol``, ``max_iter`` of :func:`lambda_fixed_point`.
+
+    Returns
+    -------
+    (n,) ndarray
+        Φ, the friction force per joint, in ϕ's unit.
+
+    Raises
+    ------
+    IllPosedError
+        When the fixed-point iteration does not converge.
+    """
     s = np.asarray(s, dtype=float)
     lam, _ = lambda_fixed_point(phi, P, s, **kwargs)
     return s * np.abs(lam)
@@ -174,7 +230,23 @@ def axproj_diagonal(v: np.ndarray, a: np.ndarray, phi: np.ndarray, p: np.ndarray
 
     Uses λ_s (35) where |p_i| ≥ 1, so a joint with an infinite bound stops (y_i = v_i). For
     stuck joints y_i is v_i exactly (ties within 8 ulp of a bound stick, as in
-    :meth:`~.dai.Transmission.step`).
+    :meth:`~.dai.Transmission.step`). No input checks (the callers have made them).
+
+    Parameters
+    ----------
+    v : (n,) array_like
+        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
+    a : (n,) ndarray
+        Diagonal of A = h M̂⁻¹, > 0 (velocity per force).
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    p : (n,) ndarray
+        Diagonal of P (dimensionless).
+
+    Returns
+    -------
+    (n,) ndarray
+        y, in v's unit; the new velocity is ``v − y``.
     """
     lo, hi = _phi_bounds(phi, p)
     lo, hi = a * lo, a * hi
@@ -202,6 +274,29 @@ def axproj_residual(y, v, A, phi, P) -> float:
     joint the smaller of: ``|w_i| + A_ii max(|f_i| − |λ_i|, 0)`` (stuck: w = v − y = 0 and
     |s_i| ≤ 1) and ``A_ii |f_i − sgn(w_i)|λ_i||`` (sliding: s_i = sgn(w_i)); the maximum over
     joints.
+
+    Parameters
+    ----------
+    y : (n,) array_like
+        The candidate solution of (67), in v's unit.
+    v : (n,) array_like
+        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
+    A : (n, n) array_like
+        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+
+    Returns
+    -------
+    float
+        The residual, in v's unit.
+
+    Raises
+    ------
+    ValueError
+        For mis-shaped or non-finite inputs or a non-positive diagonal of A.
     """
     v, A, phi, P = _check(v, A, phi, P)
     y = _vec("y", y, v.size)
@@ -342,7 +437,40 @@ class AxprojSolver:
 
 def axproj_result(v, A, phi, P, *, tol: float = 1e-12, max_iter: int = 30,
                   on_ill_posed: str = "warn") -> AxprojResult:
-    """:func:`axproj` with everything the solver knows (an :class:`AxprojResult`)."""
+    """:func:`axproj` with everything the solver knows (an :class:`AxprojResult`).
+
+    Parameters
+    ----------
+    v : (n,) array_like
+        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
+    A : (n, n) array_like
+        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    tol : float, optional
+        Convergence tolerance, relative to the velocity scale ``max(‖v‖∞, max_i A_ii|λ_i|)``.
+    max_iter : int, optional
+        Most Newton solves.
+    on_ill_posed : {"warn", "raise", "ignore"}, optional
+        What σ_max(P) ≥ 1 (57) (or |P_ii| ≥ 1 in the diagonal case) gives: an
+        :class:`IllPosedWarning`, an :class:`IllPosedError` or nothing.
+
+    Returns
+    -------
+    AxprojResult
+        y (in v's unit), the friction f = A⁻¹ y and λ (in ϕ's unit), s, the stuck joints, the
+        iterations, convergence, the residual and the method used.
+
+    Raises
+    ------
+    IllPosedError
+        When no solution is found, or for σ_max(P) ≥ 1 with ``on_ill_posed="raise"``.
+    ValueError
+        For mis-shaped or non-finite inputs, a non-positive diagonal of A, or an unknown
+        ``on_ill_posed``.
+    """
     v, A, phi, P = _check(v, A, phi, P)
     if on_ill_posed not in ("warn", "raise", "ignore"):
         raise ValueError(f"on_ill_posed: expected 'warn', 'raise' or 'ignore', got "
@@ -387,6 +515,37 @@ def axproj(v: np.ndarray, A: np.ndarray, phi: np.ndarray, P: np.ndarray, *,
     σ_max(P) ≥ 1 (57) gives an :class:`IllPosedWarning` (``on_ill_posed="warn"``), an
     :class:`IllPosedError` (``"raise"``) or nothing (``"ignore"``); when no solution is found
     :class:`IllPosedError` is raised. Components of ``v − y`` of stuck joints are exactly 0.
+
+    Parameters
+    ----------
+    v : (n,) array_like
+        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
+    A : (n, n) array_like
+        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    tol : float, optional
+        Convergence tolerance, relative to the velocity scale ``max(‖v‖∞, max_i A_ii|λ_i|)``.
+    max_iter : int, optional
+        Most Newton solves.
+    on_ill_posed : {"warn", "raise", "ignore"}, optional
+        What σ_max(P) ≥ 1 (57) (or |P_ii| ≥ 1 in the diagonal case) gives: an
+        :class:`IllPosedWarning`, an :class:`IllPosedError` or nothing.
+
+    Returns
+    -------
+    (n,) ndarray
+        y, in v's unit; the new velocity is ``v − y``.
+
+    Raises
+    ------
+    IllPosedError
+        When no solution is found, or for σ_max(P) ≥ 1 with ``on_ill_posed="raise"``.
+    ValueError
+        For mis-shaped or non-finite inputs, a non-positive diagonal of A, or an unknown
+        ``on_ill_posed``.
     """
     return axproj_result(v, A, phi, P, tol=tol, max_iter=max_iter, on_ill_posed=on_ill_posed).y
 
@@ -397,8 +556,10 @@ def axproj(v: np.ndarray, A: np.ndarray, phi: np.ndarray, P: np.ndarray, *,
 def axproj_projection(v, A, phi, P, *, c: float | np.ndarray | None = None,
                       s0: np.ndarray | None = None, tol: float = 1e-10,
                       max_iter: int = 200000, lambda_tol: float = 1e-14) -> AxprojResult:
-    """The reference solver of Sec. 5.3: ``s := proj(Bⁿ, s − c F(s))`` with
-    ``F(s) = A Φ(s, ϕ, P) − v`` (72), then ``y = F(s) + v`` (73).
+    """The reference solver of Sec. 5.3: the projection iteration (71)–(73) of the VI.
+
+    ``s := proj(Bⁿ, s − c F(s))`` with ``F(s) = A Φ(s, ϕ, P) − v`` (72), then
+    ``y = F(s) + v`` (73).
 
     Φ is evaluated with :func:`lambda_fixed_point` (Remark 3), warm-started from the previous λ.
     ``c``: step size (scalar or per joint); default ``0.9 / (‖A‖₂ Λ)`` with the bound
@@ -406,6 +567,39 @@ def axproj_projection(v, A, phi, P, *, c: float | np.ndarray | None = None,
     Stops when the velocity residual of (67) (the :func:`axproj_residual` measure) is below
     ``tol · max(‖v‖∞, ‖A‖₂ Λ)``; ``iterations`` counts projection steps (not the inner λ
     iterations). Convergence is not guaranteed (F need not be monotone); ``converged`` says.
+
+    Parameters
+    ----------
+    v : (n,) array_like
+        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
+    A : (n, n) array_like
+        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
+    phi : (n,) array_like
+        ϕ of (55), the load-dependent driving term per joint, N or N m.
+    P : (n, n) array_like
+        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    c : float or (n,) array_like, optional
+        Step size; default ``0.9 / (‖A‖₂ Λ)``.
+    s0 : (n,) array_like, optional
+        Starting s (clipped to [−1, 1]); default 0.
+    tol : float, optional
+        Relative tolerance on the velocity residual.
+    max_iter : int, optional
+        Most projection steps.
+    lambda_tol : float, optional
+        Relative tolerance of the inner λ iteration.
+
+    Returns
+    -------
+    AxprojResult
+        As :func:`axproj_result`, with ``method="projection"``.
+
+    Raises
+    ------
+    IllPosedError
+        For σ_max(P) ≥ 1, or when the inner λ iteration does not converge.
+    ValueError
+        For mis-shaped or non-finite inputs or a non-positive diagonal of A.
     """
     v, A, phi, P = _check(v, A, phi, P)
     n = v.size
