@@ -94,9 +94,35 @@ class ConstantInertia:
 
 def per_joint(name: str, value, joint_names: Sequence[str], *, minimum: float = -math.inf,
               strict: bool = False) -> np.ndarray:
-    """A per-joint parameter as an (n,) float array from a scalar, a sequence of n values or a
-    mapping ``{joint name: value}`` naming every joint. ``ValueError`` names the field, unknown
-    or missing joint names, and out-of-range values."""
+    """A per-joint parameter as an (n,) float array.
+
+    From a scalar, a sequence of n values or a mapping ``{joint name: value}`` naming every
+    joint.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error messages.
+    value : float, sequence of n floats or mapping of str to float
+        The value(s), in the parameter's own unit.
+    joint_names : sequence of str
+        The n joint names, in joint order.
+    minimum : float, optional
+        Lower bound on every value (default: none).
+    strict : bool, optional
+        True: values must exceed ``minimum``; False (default): equal is allowed.
+
+    Returns
+    -------
+    (n,) ndarray of float
+        One value per joint, in ``joint_names`` order.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, unknown or missing joint names, a wrong count, non-finite and
+        out-of-range values.
+    """
     n = len(joint_names)
     if isinstance(value, Mapping):
         unknown = [k for k in value if k not in joint_names]
