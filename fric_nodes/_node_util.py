@@ -1,7 +1,8 @@
 """Helpers shared by the fric nodes: the node skeleton (:class:`FricNode`), parameter declaration
-with readable errors, rejected-input bookkeeping, a ring of timing samples with percentiles,
-diagnostics key/values, and the ``main`` loop (rclpy init without its signal handlers,
-SIGINT/SIGTERM → clean stop, EventsExecutor driven by ``spin_once``).
+with readable errors, rejected-input bookkeeping, internal errors (:class:`InternalErrors`,
+:func:`guarded`, a blocking service on its own thread: :class:`ServiceThread`), a ring of timing
+samples with percentiles, diagnostics key/values, and the ``main`` loop (rclpy init without its
+signal handlers, SIGINT/SIGTERM → clean stop, EventsExecutor driven by ``spin_once``).
 
 Why ``spin_once`` in a loop: rclpy 9.1.2's ``EventsExecutor.spin()`` is broken; measured on this
 2-core machine the EventsExecutor costs several times less CPU per message than the
@@ -14,6 +15,7 @@ import argparse
 import gc
 import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Callable, Iterable
@@ -21,15 +23,16 @@ from typing import Callable, Iterable
 import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy_impl
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 
-from fric_interfaces.parameters import ParamSpec, declare
+from fric_interfaces.parameters import ParamSpec, check, declare
 
 from .scheduling import apply_scheduling, process_threads
 from .tools.user_errors import params_files_problem, ros_args_problem
@@ -37,7 +40,8 @@ from .tools.user_errors import params_files_problem, ros_args_problem
 RCLError = _rclpy_impl.RCLError
 
 __all__ = ["FricNode", "declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
-           "Housekeeping", "RejectLog", "status", "run_node", "report_fatal"]
+           "Housekeeping", "RejectLog", "InternalErrors", "guarded", "ServiceThread",
+           "rejected_change", "status", "run_node", "report_fatal"]
 
 
 class FricNode(Node):
@@ -91,6 +95,19 @@ def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
         return declare(node, tuple(specs))
     except ParameterException as e:  # declare words the usual ones; anything else: its text
         raise ValueError(str(e)) from None
+
+
+def rejected_change(specs: dict, live, p) -> str | None:
+    """Why a live change of parameter ``p`` is refused (``"<name>: read-only"`` when its name is
+    not in ``live``, ``"<name>: <reason>"`` when :func:`~fric_interfaces.parameters.check` of its
+    ``ParamSpec`` in ``specs`` fails), or None: accepted, or not a name in ``specs``."""
+    spec = specs.get(p.name)
+    if spec is None:
+        return None
+    if p.name not in live:
+        return f"{p.name}: read-only"
+    reason = check(spec, p.value)
+    return f"{p.name}: {reason}" if reason else None
 
 
 def unused_overrides(node, known: Iterable[str]) -> list[str]:
@@ -221,6 +238,157 @@ class RejectLog:
         if not n:
             return None
         return f"{n} rejected {self._what}s, last: {self.latest}"
+
+
+class InternalErrors:
+    """Unexpected exceptions in a node's own callbacks and threads ("no thread dies silently"):
+    each is logged with its traceback and counted for /diagnostics, where the next report is at
+    ERROR level and names the last one.
+
+    Parameters
+    ----------
+    logger
+        The node's logger.
+    prog
+        The node's name, for the stderr line written when logging itself fails.
+    """
+
+    def __init__(self, logger, prog: str):
+        self.count = 0  # since the start
+        self.period = 0  # since the last diagnostics report
+        self.last = ""
+        self._log = logger
+        self._prog = prog
+
+    def add(self, where: str, e: BaseException) -> None:
+        """Count ``e``, raised in ``where`` (``"service thread"``), and log it."""
+        text = f"{where}: {type(e).__name__}: {e}"
+        self.count += 1
+        self.period += 1
+        self.last = text
+        try:
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            self._log.error(f"internal error in the {text}\n{tb}")
+        except Exception:  # noqa: BLE001 - logging itself failed: stderr is left
+            print(f"{self._prog}: internal error in the {text}", file=sys.stderr)
+
+    def fatal(self, text: str) -> None:
+        """Log ``text`` at FATAL level (stderr when logging fails); the caller ends the node."""
+        try:
+            self._log.fatal(text)
+        except Exception:  # noqa: BLE001
+            print(f"{self._prog}: {text}", file=sys.stderr)
+
+    def key_values(self) -> list[tuple[str, str]]:
+        """Diagnostics key/values: the count, and the last error when there was one."""
+        kv = [("internal errors", str(self.count))]
+        if self.count:
+            kv.append(("internal errors last", self.last))
+        return kv
+
+    def period_problem(self, failed: bool = False) -> str | None:
+        """``"internal error: <last>"`` when this period had one (or ``failed``: the node is
+        ending with an error status), else None; starts the next period."""
+        n, self.period = self.period, 0
+        return f"internal error: {self.last}" if n or failed else None
+
+
+def guarded(callback: Callable, fail: Callable[[Exception], None], timer: bool = False):
+    """``callback`` for the executor, with an unexpected exception handed to ``fail`` instead of
+    ending the executor's thread: the node goes on (the next message is handled as usual).
+    ``timer``: a callback without argument (rclpy passes a TimerInfo to one that takes one).
+    One extra call per message; no allocation."""
+    if timer:
+        def run_timer() -> None:
+            try:
+                callback()
+            except Exception as e:  # noqa: BLE001 - never die silently
+                fail(e)
+        return run_timer
+
+    def run(msg) -> None:
+        try:
+            callback(msg)
+        except Exception as e:  # noqa: BLE001 - never die silently
+            fail(e)
+    return run
+
+
+class ServiceThread:
+    """A service whose callback may block (it waits for a long run while the node's own executor
+    drives the control path): served by a hidden helper node of ``node`` spun by a
+    MultiThreadedExecutor on a thread of its own. Reentrant, so a call during a blocked one is
+    served by another of the ``threads`` pool threads (one thread would queue it behind).
+
+    The callback's exceptions are answered (``response.success = False``, ``response.message =
+    "failed: internal error …"``: a std_srvs-style response) and reported to ``errors``; the
+    executor's own exceptions are reported and the thread goes on, until ``max_failures`` in a
+    row: then ``on_fatal(text)`` (end the node) and the thread ends. The thread starts at once and
+    runs until ``stopping()`` or the context ends; :meth:`destroy` joins it.
+    """
+
+    def __init__(self, node: Node, srv_type, callback: Callable, errors: InternalErrors, *,
+                 name: str, stopping: Callable[[], bool], on_fatal: Callable[[str], None],
+                 threads: int = 2, max_failures: int = 10):
+        self._callback = callback
+        self._errors = errors
+        self._stopping = stopping
+        self._on_fatal = on_fatal
+        self._max_failures = max_failures
+        self._context = node.context
+        self._label = name
+        # no global arguments: a command-line `-r __node:=...` must not rename the helper too
+        self.node = Node(f"_{node.get_name()}_service", namespace=node.get_namespace(),
+                         context=node.context, use_global_arguments=False,
+                         start_parameter_services=False)
+        self.node.create_service(srv_type, f"{node.get_fully_qualified_name()}/{name}",
+                                 self._serve, callback_group=ReentrantCallbackGroup())
+        self.executor = MultiThreadedExecutor(num_threads=threads, context=node.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self._spin, name=f"{node.get_name()}-service",
+                                       daemon=True)
+        self.thread.start()
+
+    def _serve(self, request, response):
+        """The callback, and an answer whatever happens there (an exception in a pool thread of
+        the executor would only surface calls later)."""
+        try:
+            return self._callback(request, response)
+        except Exception as e:  # noqa: BLE001 - the caller always gets an answer
+            self._errors.add(f"{self._label} service", e)
+            response.success = False
+            response.message = f"failed: internal error {type(e).__name__}: {e}"
+            return response
+
+    def _spin(self) -> None:
+        failures = 0
+        while not self._stopping() and self._context.ok():
+            try:
+                self.executor.spin_once(timeout_sec=0.1)
+                failures = 0
+            except Exception as e:  # noqa: BLE001 - never die silently
+                if self._stopping() or not self._context.ok():
+                    break  # the context went away at shutdown
+                failures += 1
+                self._errors.add("service thread", e)
+                if failures >= self._max_failures:
+                    self._on_fatal(f"service thread: {failures} failures in a row, the "
+                                   f"{self._label} service cannot serve; ending the node")
+                    break
+                time.sleep(0.1)
+        try:
+            self.executor.remove_node(self.node)
+            self.executor.shutdown(timeout_sec=1.0)
+        except Exception:  # noqa: BLE001 - at shutdown
+            pass
+
+    def destroy(self) -> None:
+        """Wait (5 s at most) for the thread (``stopping()`` must be true), destroy the helper."""
+        if self.thread.is_alive():
+            self.thread.join(timeout=5.0)
+        if self.node is not None:
+            self.node.destroy_node()
+            self.node = None
 
 
 def status(name: str, hardware_id: str, level: int, problems: list[str], ok_message: str,

@@ -19,7 +19,6 @@ import math
 import sys
 import threading
 import time
-import traceback
 import warnings
 from array import array
 
@@ -27,8 +26,6 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters, SetParametersAtomically
 from rclpy.clock import Clock, ClockType
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
@@ -43,11 +40,12 @@ from fric_interfaces import names, qos
 from fric_interfaces.conversions import InputError, JointStateReader
 from fric_interfaces.identifier_params import (LIVE, RESULT_PARAMS, RESULT_SPECS, SPECS,
                                                travel_band, validate)
-from fric_interfaces.parameters import check, descriptor
+from fric_interfaces.parameters import descriptor
 from fric_nodes.builders import check_excitation
 
-from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
-                         status, unused_overrides)
+from ._node_util import (FricNode, Housekeeping, InternalErrors, RejectLog, ServiceThread,
+                         declare_params, guarded, rejected_change, run_node, sleep_ok, status,
+                         unused_overrides)
 
 __all__ = ["FrictionIdentifier", "main"]
 
@@ -68,11 +66,9 @@ class FrictionIdentifier(FricNode):
     """The identification node (docs/friction_identifier.md). ``kwargs`` go to ``Node``."""
 
     default_name = names.FRICTION_IDENTIFIER
-    # threads and the service's helper node (set in _setup; stop/destroy_node look at them)
+    # threads (set in _setup; stop/destroy_node look at them)
     _on_start_thread: threading.Thread | None = None
-    _service_node: Node | None = None
-    _service_executor: MultiThreadedExecutor | None = None
-    _service_thread: threading.Thread | None = None
+    _service: ServiceThread | None = None
     _stopping = False
 
     # ------------------------------------------------------------------ set-up
@@ -107,9 +103,7 @@ class FrictionIdentifier(FricNode):
         self.finished = False  # exit_when_done / exit_on_failure / a fatal error: main exits
         self.exit_status = 0
         self._trust = ""  # the last fit's record lost too much to trust it (else "")
-        self._internal_errors = 0  # unexpected exceptions in this node's threads
-        self._internal_errors_period = 0  # ... since the last diagnostics report
-        self._internal_error_last = ""
+        self._errors = InternalErrors(self.get_logger(), names.FRICTION_IDENTIFIER)
         # control-path state
         self._reader = JointStateReader([self._joint], ("position", "velocity", "effort"))
         self._last_x = math.nan
@@ -142,11 +136,15 @@ class FrictionIdentifier(FricNode):
         self._housekeeping = Housekeeping()  # diagnostics in the slack after a command
         self.create_timer(values["diagnostics_period"],
                           self._guarded("diagnostics timer",
-                                        self._housekeeping.timer(self._publish_diagnostics),
+                                        self._housekeeping.timer(self.publish_diagnostics),
                                         timer=True),
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._start_service()
+        # ~/identify blocks until the run is over: its own thread, a "busy" answer meanwhile
+        self._service = ServiceThread(
+            self, Trigger, lambda req, res: self._on_identify(req, res), self._errors,
+            name=names.IDENTIFY.removeprefix("~/"), stopping=lambda: self._stopping,
+            on_fatal=self._fatal, threads=_SERVICE_THREADS, max_failures=_MAX_SERVICE_FAILURES)
         self.get_logger().info(
             f"joint {self._joint!r}, excitation {values['amplitude']:g} m at "
             f"{values['frequency']:g} Hz, method {values['method']}, service "
@@ -167,15 +165,11 @@ class FrictionIdentifier(FricNode):
                     return SetParametersResult(successful=False, reason=f"{p.name}: read-only "
                                                "(written by the node after each fit)")
                 continue
-            spec = self._specs.get(p.name)
-            if spec is None:
-                continue
-            if p.name not in LIVE:
-                return SetParametersResult(successful=False, reason=f"{p.name}: read-only")
-            reason = check(spec, p.value)
+            reason = rejected_change(self._specs, LIVE, p)
             if reason:
-                return SetParametersResult(successful=False, reason=f"{p.name}: {reason}")
-            new[p.name] = p.value
+                return SetParametersResult(successful=False, reason=reason)
+            if p.name in self._specs:
+                new[p.name] = p.value
         try:
             validate(new)
         except ValueError as e:
@@ -292,60 +286,6 @@ class FrictionIdentifier(FricNode):
                     self._rest()
 
     # ------------------------------------------------------------------ runs
-    def _start_service(self) -> None:
-        """The Trigger service ``~/identify`` on a hidden helper node spun by its own executor
-        thread: its callback waits for the run while this node's executor drives the stage."""
-        # no global arguments: a command-line `-r __node:=...` must not rename the helper too
-        helper = self._service_node = Node(f"_{self.get_name()}_service",
-                                           namespace=self.get_namespace(),
-                                           context=self.context, use_global_arguments=False,
-                                           start_parameter_services=False)
-        service = f"{self.get_fully_qualified_name()}/{names.IDENTIFY.removeprefix('~/')}"
-        # reentrant: a call during a run is served by another thread of the executor's pool,
-        # which answers "busy" at once (one thread would queue it behind the run)
-        helper.create_service(Trigger, service, self._serve,
-                              callback_group=ReentrantCallbackGroup())
-        executor = self._service_executor = MultiThreadedExecutor(
-            num_threads=_SERVICE_THREADS, context=self.context)
-        executor.add_node(helper)
-
-        def spin() -> None:
-            failures = 0
-            while not self._stopping and self.context.ok():
-                try:
-                    executor.spin_once(timeout_sec=0.1)
-                    failures = 0
-                except Exception as e:  # noqa: BLE001 - never die silently (docs)
-                    if self._stopping or not self.context.ok():
-                        break  # the context went away at shutdown
-                    failures += 1
-                    self._internal_error("service thread", e)
-                    if failures >= _MAX_SERVICE_FAILURES:
-                        self._fatal(f"service thread: {failures} failures in a row, the "
-                                    f"identify service cannot serve; ending the node")
-                        break
-                    time.sleep(0.1)
-            try:
-                executor.remove_node(helper)
-                executor.shutdown(timeout_sec=1.0)
-            except Exception:  # noqa: BLE001 - at shutdown
-                pass
-
-        self._service_thread = threading.Thread(target=spin, name="friction_identifier-service",
-                                                daemon=True)
-        self._service_thread.start()
-
-    def _serve(self, request: Trigger.Request, response: Trigger.Response):
-        """The Trigger callback: :meth:`_on_identify`, and an answer whatever happens there (an
-        exception in a pool thread of the executor would only surface calls later)."""
-        try:
-            return self._on_identify(request, response)
-        except Exception as e:  # noqa: BLE001 - the caller always gets an answer
-            self._internal_error("identify service", e)
-            response.success = False
-            response.message = f"failed: internal error {type(e).__name__}: {e}"
-            return response
-
     def _on_identify(self, request: Trigger.Request, response: Trigger.Response):
         response.success, response.message = self.identify()
         return response
@@ -354,7 +294,7 @@ class FrictionIdentifier(FricNode):
         try:
             ok, _ = self.identify()
         except Exception as e:  # noqa: BLE001 - never die silently: end the node, status 1
-            self._internal_error("start-up run", e)
+            self._errors.add("start-up run", e)
             self._fatal(f"start-up run: internal error {type(e).__name__}: {e}")
             return
         v = self._values
@@ -363,48 +303,16 @@ class FrictionIdentifier(FricNode):
             self.finished = True
 
     def _guarded(self, where: str, callback, timer: bool = False):
-        """``callback`` for the executor, with any unexpected exception reported
-        (:meth:`_internal_error`) and a run in progress aborted to rest, instead of ending the
-        executor's thread: the node goes on (the next message is handled as usual). One extra
-        call per message; no allocation."""
+        """``callback`` for the executor (:func:`guarded`): an unexpected exception is reported
+        and a run in progress aborted to rest; the node goes on."""
         def fail(e: Exception) -> None:
-            self._internal_error(where, e)
+            self._errors.add(where, e)
             self._abort_current(f"internal error in the {where}: {type(e).__name__}: {e}")
-
-        if timer:  # no argument: rclpy passes a TimerInfo to a callback that takes one
-            def run_timer() -> None:
-                try:
-                    callback()
-                except Exception as e:  # noqa: BLE001 - never die silently (docs)
-                    fail(e)
-            return run_timer
-
-        def run(msg) -> None:
-            try:
-                callback(msg)
-            except Exception as e:  # noqa: BLE001 - never die silently (docs)
-                fail(e)
-        return run
-
-    def _internal_error(self, where: str, e: BaseException) -> None:
-        """An unexpected exception in a thread of this node: logged with its traceback and
-        counted for /diagnostics (ERROR in the next report, the last one named there)."""
-        text = f"{where}: {type(e).__name__}: {e}"
-        self._internal_errors += 1
-        self._internal_errors_period += 1
-        self._internal_error_last = text
-        try:
-            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-            self.get_logger().error(f"internal error in the {text}\n{tb}")
-        except Exception:  # noqa: BLE001 - logging itself failed: stderr is left
-            print(f"friction_identifier: internal error in the {text}", file=sys.stderr)
+        return guarded(callback, fail, timer)
 
     def _fatal(self, text: str) -> None:
         """End the node with exit status 1 (main's loop watches ``finished``)."""
-        try:
-            self.get_logger().fatal(text)
-        except Exception:  # noqa: BLE001
-            print(f"friction_identifier: {text}", file=sys.stderr)
+        self._errors.fatal(text)
         self.exit_status = 1
         self.finished = True
 
@@ -421,7 +329,7 @@ class FrictionIdentifier(FricNode):
                 ok, text = self._identify(dict(self._values), self._runs)
             except Exception as e:  # noqa: BLE001 - report, never leave the caller hanging
                 ok, text = False, f"failed: internal error {type(e).__name__}: {e}"
-                self._internal_error(f"run {self._runs}", e)
+                self._errors.add(f"run {self._runs}", e)
                 self._abort_current("internal error")
             self._state = "done" if ok else text.partition(" ")[0].rstrip(":")
             if self._state not in ("refused", "aborted"):
@@ -634,13 +542,11 @@ class FrictionIdentifier(FricNode):
         if rejected:
             level = max(level, DiagnosticStatus.WARN)
             problems.append(rejected)
-        kv.append(("internal errors", str(self._internal_errors)))
-        if self._internal_errors:
-            kv.append(("internal errors last", self._internal_error_last))
-        if self._internal_errors_period or (self.finished and self.exit_status):
+        kv += self._errors.key_values()
+        internal = self._errors.period_problem(failed=self.finished and bool(self.exit_status))
+        if internal:
             level = DiagnosticStatus.ERROR
-            problems.append(f"internal error: {self._internal_error_last}")
-        self._internal_errors_period = 0
+            problems.append(internal)
         return status(f"{self.get_fully_qualified_name()}: identification", self._joint, level,
                       problems, state, kv)
 
@@ -651,29 +557,20 @@ class FrictionIdentifier(FricNode):
             return run.state
         return self._state
 
-    def _publish_diagnostics(self) -> None:
-        msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = [self.diagnostic_status()]
-        self._diag_pub.publish(msg)
-
     # ------------------------------------------------------------------ shutdown
     def stop(self) -> None:
         """Abort a run in progress (zero effort) and wait briefly for the run and service
         threads."""
         self._stopping = True
         self._abort_current("node shutting down")
-        for t in (self._on_start_thread, self._service_thread):
+        for t in (self._on_start_thread, self._service and self._service.thread):
             if t is not None and t.is_alive():
                 t.join(timeout=10.0)
 
     def destroy_node(self):
         self._stopping = True
-        if self._service_thread is not None and self._service_thread.is_alive():
-            self._service_thread.join(timeout=5.0)
-        if self._service_node is not None:
-            self._service_node.destroy_node()
-            self._service_node = None
+        if self._service is not None:
+            self._service.destroy()
         return super().destroy_node()
 
 

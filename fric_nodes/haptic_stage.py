@@ -32,12 +32,12 @@ from visualization_msgs.msg import MarkerArray
 from fric_core.haptics.stage import StageReading
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
-from fric_interfaces.parameters import check
 from fric_interfaces.stage_params import SPECS, cycle_steps, validate
 from fric_nodes.builders import build_sim
 
-from ._node_util import (FricNode, Housekeeping, RejectLog, Ring, declare_params, run_node,
-                         sleep_ok, status, unused_overrides, wall_clock_ns)
+from ._node_util import (FricNode, Housekeeping, RejectLog, Ring, declare_params,
+                         rejected_change, run_node, sleep_ok, status, unused_overrides,
+                         wall_clock_ns)
 from .hardware.device_timeline import DeviceTimeline
 from .hardware.serial_link import SerialLink, state_limits
 from .hardware.stage_protocol import Mode
@@ -156,7 +156,7 @@ class HapticStage(FricNode):
         self.create_timer(1.0 / values["marker_rate"],
                           self._housekeeping.timer(self._on_markers), clock=self._steady)
         self._diag_timer = self.create_timer(values["diagnostics_period"],
-                                             self._housekeeping.timer(self._on_diagnostics),
+                                             self._housekeeping.timer(self.publish_diagnostics),
                                              clock=self._steady)
         self._tick_timer = None
         if self._sim_backend and not self._lockstep:
@@ -198,14 +198,9 @@ class HapticStage(FricNode):
 
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         for p in params:
-            spec = self._specs.get(p.name)
-            if spec is None:
-                continue
-            if p.name not in _LIVE:
-                return SetParametersResult(successful=False, reason=f"{p.name}: read-only")
-            reason = check(spec, p.value)
+            reason = rejected_change(self._specs, _LIVE, p)
             if reason:
-                return SetParametersResult(successful=False, reason=f"{p.name}: {reason}")
+                return SetParametersResult(successful=False, reason=reason)
         return SetParametersResult(successful=True)
 
     def _on_parameters_set(self, params: list[Parameter]) -> None:
@@ -328,17 +323,6 @@ class HapticStage(FricNode):
         self._cmd.applied = mode
         return r
 
-    def _rest_reading(self) -> StageReading:
-        """State 0 of lockstep: the stage at rest at t = 0 (encoder at x0, no motion)."""
-        s = self._sim
-        x0 = s.x0
-        q = math.floor(x0 * s.counts_per_metre + 0.5)
-        hand = s.hand  # None while hand_start waits for the first command
-        fh = hand.force(0.0) if hand is not None else 0.0
-        return StageReading(0.0, q / s.counts_per_metre, 0.0, 0.0, 0.0, 0.0, 0.0, False,
-                            x0 <= s.x_min or x0 >= s.x_max, x0, 0.0, 0.0, 0.0, x0, 0.0, fh,
-                            0.0, True, s.tool_friction is not None)
-
     def _publish(self, stamp_ns: int, position: float, velocity: float, force: float,
                  accel: float, hand: float | None, sat: bool, lim: bool) -> bool:
         """accelerometer, joint_states, wrench (and hand force); False (nothing published) if
@@ -438,7 +422,7 @@ class HapticStage(FricNode):
     def _lockstep_begin(self) -> None:
         self._ls.started = True
         self._epoch_ns = self._wall_ns()
-        r = self._rest_reading()
+        r = self._sim.rest_reading()  # state 0 of lockstep
         self._publish_reading(r)
         self._ls.waiting = True
         self._ls.pub_mono = time.monotonic_ns()
@@ -538,7 +522,7 @@ class HapticStage(FricNode):
         """Final actions before destruction: a last diagnostics message; serial → an IDLE
         command (motor off) and the port closed."""
         try:
-            self._on_diagnostics()
+            self.publish_diagnostics()
         except Exception:  # noqa: BLE001 - the context may be gone at shutdown
             pass
         if self._link is not None:
@@ -575,12 +559,6 @@ class HapticStage(FricNode):
             spc=self._spc if self._sim_backend else 0, **self._groups())
         return status(f"{self.get_fully_qualified_name()}: stage", self._joint, level, problems,
                       ok_msg, kv)
-
-    def _on_diagnostics(self) -> None:
-        msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = [self.diagnostic_status()]
-        self._diag_pub.publish(msg)
 
 
 def shutdown(node: HapticStage, context_ok: bool) -> None:

@@ -678,6 +678,16 @@ class HapticStageSim:
         self.last = reading
         return reading
 
+    def rest_reading(self) -> StageReading:
+        """The stage at rest at t = 0: the encoder at ``x0``, no motion, the hand's force at 0."""
+        x0 = self.x0
+        q = math.floor(x0 * self.counts_per_metre + 0.5)
+        hand = self.hand  # None while hand_start waits for the first command
+        fh = hand.force(0.0) if hand is not None else 0.0
+        return StageReading(0.0, q / self.counts_per_metre, 0.0, 0.0, 0.0, 0.0, 0.0, False,
+                            x0 <= self.x_min or x0 >= self.x_max, x0, 0.0, 0.0, 0.0, x0, 0.0, fh,
+                            0.0, True, self.tool_friction is not None)
+
     def run(self, n: int, force_command: float | None = None,
             position_setpoint=None) -> list:
         """Step ``n`` times with one command (``position_setpoint`` may be a function of t)."""

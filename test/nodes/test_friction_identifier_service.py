@@ -208,7 +208,7 @@ def test_an_unexpected_exception_is_logged_reported_and_the_service_keeps_servin
     node._on_identify = good
     # a fault of the executor in the service thread (outside any callback): logged, reported,
     # the thread goes on serving
-    ex = node._service_executor
+    ex = node._service.executor
     real_spin = ex.spin_once
     faults = []
 
@@ -220,7 +220,7 @@ def test_an_unexpected_exception_is_logged_reported_and_the_service_keeps_servin
 
     ex.spin_once = spin_once_failing
     end = time.monotonic() + 5.0
-    while node._internal_errors < 3 and time.monotonic() < end:
+    while node._errors.count < 3 and time.monotonic() < end:
         time.sleep(0.01)
     st = node.diagnostic_status()
     kv = {k.key: k.value for k in st.values}
@@ -229,7 +229,7 @@ def test_an_unexpected_exception_is_logged_reported_and_the_service_keeps_servin
     assert kv["internal errors last"] == "service thread: RuntimeError: injected executor fault"
     r = call()
     assert r is not None and r.message.startswith("refused: no valid joint_states"), r
-    assert node._service_thread.is_alive()
+    assert node._service.thread.is_alive()
     assert node.diagnostic_status().level != DiagnosticStatus.ERROR  # reported once, recovered
 
 
