@@ -45,6 +45,19 @@ class PlanarTwoLink(Admittance):
              [I₁ + m₁(c₁² + l₀c₁ cos θ₁),                      I₁ + m₁c₁²]]
         c = [−s sin θ₁ (2 ω₀ω₁ + ω₁²) + g((m₀c₀ + m₁l₀) cos θ₀ + m₁c₁ cos(θ₀+θ₁)),
               s sin θ₁ ω₀² + g m₁c₁ cos(θ₀+θ₁)]
+
+    Parameters
+    ----------
+    masses : array_like
+        (m₀, m₁) [kg], > 0.
+    lengths : array_like
+        (l₀, l₁) [m], > 0: joint 0 to joint 1, joint 1 to the tip.
+    com : array_like or None
+        (c₀, c₁) [m], >= 0: each centre of mass from its proximal joint; None: (l₀/2, l₁/2).
+    inertia : array_like or None
+        (I₀, I₁) [kg m²], >= 0: about each centre of mass, z axis; None: thin rods, m l²/12.
+    gravity : float
+        The gravitational acceleration [m/s²], >= 0, along −y.
     """
 
     kind = "coordinates"
@@ -140,6 +153,11 @@ class UrdfArm(Admittance):
 
     ``dynamics`` is a :class:`fric_core.transmission.urdf_dynamics.UrdfDynamics` (its gravity
     setting is the arm's); n = ``dynamics.n`` joints.
+
+    Parameters
+    ----------
+    dynamics : UrdfDynamics
+        The arm's Pinocchio dynamics (:class:`fric_core.transmission.urdf_dynamics.UrdfDynamics`).
     """
 
     kind = "coordinates"
