@@ -33,7 +33,17 @@ def _gravity(g) -> np.ndarray:
 
 
 class PointMass(Admittance):
-    """A point mass (7): state ``[p, v]`` ∈ R⁶, input force f ∈ R³; ``ṗ = v``, ``v̇ = f/M + g``."""
+    """A point mass (7).
+
+    A point mass (7): state ``[p, v]`` ∈ R⁶, input force f ∈ R³; ``ṗ = v``, ``v̇ = f/M + g``.
+
+    Parameters
+    ----------
+    M : float
+        The mass [kg], > 0.
+    gravity : array_like
+        The gravitational acceleration g [m/s²], (3,) in world axes.
+    """
 
     kind = "coordinates"
     n_state, n_force = 6, 3
@@ -70,6 +80,16 @@ class RigidBody(Admittance):
     ``inertia`` is the body-frame inertia J about the centre of mass: a 3×3 symmetric positive
     definite matrix or its 3 principal moments. :meth:`project` renormalises q after each step
     (the exact flow keeps ‖q‖ = 1; RK4 does not quite).
+
+    Parameters
+    ----------
+    M : float
+        The mass [kg], > 0.
+    inertia : array_like
+        The body-frame inertia J about the centre of mass [kg m²]: (3, 3) symmetric positive
+        definite, or (3,) principal moments (satisfying the triangle inequality).
+    gravity : array_like
+        The gravitational acceleration g [m/s²], (3,) in world axes.
     """
 
     kind = "rigid"
