@@ -17,7 +17,17 @@ __all__ = ["DahlImpedance", "LuGreImpedance"]
 
 
 class DahlImpedance(Impedance):
-    """Dahl (11): ``f = K e``, ``ė = v − |v| K e / F``. Input ``[p, v]``, state e, output −f."""
+    """The Dahl model (11) as an impedance.
+
+    Dahl (11): ``f = K e``, ``ė = v − |v| K e / F``. Input ``[p, v]``, state e, output −f.
+
+    Parameters
+    ----------
+    K : float
+        The stiffness [N/m, or N m/rad for a joint], > 0.
+    F : float
+        The Coulomb level [N, or N m], > 0.
+    """
 
     motion = "coordinates"
     n_in, n_out, n_state = 2, 1, 1
@@ -37,10 +47,28 @@ class DahlImpedance(Impedance):
 
 
 class LuGreImpedance(Impedance):
-    """LuGre (12): ``ė = v − |v| e/g(v)``, ``f = K e + B ė + D v``, with the Stribeck curve
+    """The LuGre model (12) as an impedance.
+
+    LuGre (12): ``ė = v − |v| e/g(v)``, ``f = K e + B ė + D v``, with the Stribeck curve
     ``g(v) = (Fc + (Fs − Fc) exp(−(v/vs)²)) / K`` (a displacement). Input ``[p, v]``, state e,
     output −f. ``K`` > 0 bristle stiffness, ``B`` ≥ 0 bristle damping, ``D`` ≥ 0 viscosity,
-    ``Fc`` > 0 Coulomb and ``Fs`` ≥ Fc breakaway levels (default Fs = Fc), ``vs`` > 0."""
+    ``Fc`` > 0 Coulomb and ``Fs`` ≥ Fc breakaway levels (default Fs = Fc), ``vs`` > 0.
+
+    Parameters
+    ----------
+    K : float
+        The bristle stiffness σ0 [N/m, or N m/rad for a joint], > 0.
+    B : float
+        The bristle damping σ1 [N s/m, or N m s/rad], >= 0.
+    Fc : float
+        The Coulomb level [N, or N m], > 0.
+    Fs : float or None
+        The breakaway level [N, or N m], >= ``Fc``; None: ``Fc``.
+    vs : float
+        The Stribeck velocity [m/s, or rad/s], > 0.
+    D : float
+        The viscosity [N s/m, or N m s/rad], >= 0.
+    """
 
     motion = "coordinates"
     n_in, n_out, n_state = 2, 1, 1
