@@ -58,6 +58,17 @@ class SpringDamper(Impedance):
     """Spring-damper (10): input ``[p, v]`` (n each), output ``w = −(K (p − rest) + B v)``.
 
     ``K``, ``B`` ≥ 0 (scalars or per-coordinate arrays of length n); no state.
+
+    Parameters
+    ----------
+    K : float or array_like
+        The stiffness [N/m, or N m/rad], >= 0: a scalar or (n,).
+    B : float or array_like
+        The damping [N s/m, or N m s/rad], >= 0: a scalar or (n,).
+    n : int
+        The number of coordinates, >= 1.
+    rest : float or array_like
+        The rest position [m, or rad]: a scalar or (n,).
     """
 
     motion = "coordinates"
@@ -112,6 +123,21 @@ class FrictionImpedance(Impedance):
     independent joints when the law has per-joint parameters. ``K`` > 0, ``B`` ≥ 0.
     As long as the static branch holds, ė = v exactly, so ``p − e`` (the massless object of
     Fig. 1) does not move: no drift.
+
+    Parameters
+    ----------
+    K : float
+        The stiffness of the viscoelastic element [N/m, or N m/rad for a joint], > 0.
+    B : float
+        Its viscosity [N s/m, or N m s/rad], >= 0 (> 0 for ``timestep_argument="none"``).
+    F : float or None
+        The Coulomb level [N, or N m], > 0; give exactly one of ``F`` and ``law``.
+    law : FrictionLaw or None
+        A :mod:`fric_core.laws` law instead of Coulomb(F).
+    n : int
+        The number of coordinates, >= 1.
+    timestep_argument : str
+        ``"stage"`` (τ = T_r, (22)) or ``"none"`` (τ = 0, the element (17)).
     """
 
     motion = "coordinates"
@@ -192,6 +218,23 @@ class PenaltyFrictionContact(Impedance):
     default to the normal ones (the paper uses one K, B). With ``law`` (a 2-D isotropic
     :mod:`fric_core.laws` law whose force levels are friction *coefficients*) the tangential force
     is ``f_z Φ_{Z f_z}(v_t + Z K_t e)``, Z = 1/(B_t + τK_t), which is (23c) for Coulomb(μ).
+
+    Parameters
+    ----------
+    K : float
+        The normal penalty stiffness [N/m], > 0.
+    B : float
+        The normal penalty damping [N s/m], >= 0.
+    mu : float or None
+        The Coulomb friction coefficient μ [-], > 0; give exactly one of ``mu`` and ``law``.
+    law : FrictionLaw or None
+        A 2-D isotropic :mod:`fric_core.laws` law whose force levels are coefficients [-].
+    K_t : float or None
+        The tangential stiffness [N/m], > 0; None: ``K``.
+    B_t : float or None
+        The tangential viscosity [N s/m], >= 0; None: ``B``.
+    height : float
+        The height of the surface plane z = ``height`` [m].
     """
 
     motion = "coordinates"
@@ -261,6 +304,13 @@ class ExternalForce(Impedance):
 
     ``force(t)`` returns a float (n = 1) or an array of shape (n,). It is called once per RK4
     stage at that stage's time kT + T_{r−1}.
+
+    Parameters
+    ----------
+    force : callable
+        ``force(t)`` [N, or N m] at time t [s]: a float (n = 1) or an (n,) array, finite.
+    n : int
+        The number of force components, >= 1.
     """
 
     n_in = None
