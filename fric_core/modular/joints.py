@@ -48,6 +48,27 @@ class PenaltyJoint(Impedance):
     lever c from the joint, ω = √(K_lin c²/I); keep ωT < 2.8 (and B_lin c² T/I < 2.7). The
     bending damper also acts on a slender link's spin about its own axis (Δω ⊥ a_A): keep
     B_rot T / I_axial < 2.7 too, with I_axial the link's smallest principal inertia.
+
+    Parameters
+    ----------
+    K_lin : float
+        The stiffness K_lin of the joint's translation [N/m], > 0.
+    B_lin : float
+        Its damping B_lin [N s/m], >= 0.
+    K_rot : float
+        The bending stiffness K_rot of the joint axes [N m/rad], > 0.
+    B_rot : float
+        The bending damping B_rot [N m s/rad], >= 0.
+    K : float
+        The joint friction's stiffness [N m/rad] (:class:`FrictionImpedance`), > 0.
+    B : float
+        The joint friction's viscosity [N m s/rad], >= 0.
+    F : float or None
+        The joint friction's Coulomb level [N m]; give exactly one of ``F`` and ``law``.
+    law : FrictionLaw or None
+        A :mod:`fric_core.laws` law for the joint friction instead of Coulomb(F).
+    axis : array_like
+        The joint axis, (3,), non-zero (normalised), in each frame's own axes.
     """
 
     motion = "frames"
@@ -119,7 +140,15 @@ class PenaltyJoint(Impedance):
 
 
 class AxisTorque(Impedance):
-    """An actuator torque ``τ(t)`` about a joint axis: ``+τ a_A`` on B, ``−τ a_A`` on A."""
+    """An actuator torque ``τ(t)`` about a joint axis: ``+τ a_A`` on B, ``−τ a_A`` on A.
+
+    Parameters
+    ----------
+    torque : callable
+        ``torque(t)``: the torque τ [N m] at time t [s], a finite float.
+    axis : array_like
+        The joint axis, (3,), non-zero (normalised), in frame A's own axes.
+    """
 
     motion = "frames"
     n_in, n_out, n_state = 26, 12, 0
