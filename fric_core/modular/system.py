@@ -180,6 +180,29 @@ class CompiledSystem:
     ``n_state``; ``slice(name)``; ``initial_state(**states)``; ``derivative(x, t, tau)``;
     ``project(x)`` (quaternions back to unit length); ``forces(x, t, tau)`` and ``energy(x)``
     for post-processing. Not thread-safe (it owns its stage buffers).
+
+    Built by :meth:`ModularSystem.build`, which checks the wiring; not meant to be constructed
+    directly.
+
+    Parameters
+    ----------
+    adms : list of tuple
+        Per admittance ``(name, component, state view, input view, derivative view)``.
+    evals : list of tuple
+        Per impedance ``(name, component, bound port, input buffer, state view, output buffer,
+        derivative view)``.
+    slices : dict
+        Component name -> slice of its state in the flat state vector.
+    imps : dict
+        Impedance name -> component.
+    xs : ndarray
+        The stage state buffer, shape (n_state,), that the views above look into.
+    xdot : ndarray
+        The derivative buffer, shape (n_state,).
+    u : ndarray
+        The admittance input buffer (all force inputs side by side).
+    stamp : list of int
+        The one-element evaluation counter shared with the bound frames.
     """
 
     def __init__(self, adms, evals, slices, imps, xs, xdot, u, stamp):
