@@ -73,9 +73,19 @@ def _indices(indices, m: int, who: str, name: str) -> np.ndarray | None:
 
 
 class Coordinates(Port):
-    """The generalised coordinates of an admittance of kind ``"coordinates"`` (a point mass (7),
+    """The generalised coordinates of an admittance.
+
+    The generalised coordinates of an admittance of kind ``"coordinates"`` (a point mass (7),
     an arm (8)): motion ``[q[idx], q̇[idx]]``, force added to ``u[idx]`` (Φ = selection, Ψ = its
-    transpose). ``indices=None`` takes all of them."""
+    transpose). ``indices=None`` takes all of them.
+
+    Parameters
+    ----------
+    name : str
+        The admittance's name.
+    indices : sequence of int, int or None
+        The coordinates to read; None: all of them.
+    """
 
     def __init__(self, name: str, indices: Sequence[int] | int | None = None):
         self.name, self.indices = name, indices
@@ -131,10 +141,22 @@ def _vec3(value, who, what) -> np.ndarray:
 
 
 class BodyPoint(Port):
-    """A point of a rigid body (25)/(26): motion ``[p_c + r, v_c + ω × r]``, a force f at the
+    """A point of a rigid body.
+
+    A point of a rigid body (25)/(26): motion ``[p_c + r, v_c + ω × r]``, a force f at the
     point enters the body as ``[f, r × f]``. ``offset`` r is fixed in the body (``frame="body"``)
     or in the world (``frame="world"``: a point that stays at a fixed world offset from the
-    centre, e.g. the lowest point a_z = [0, 0, −R] of a sphere, Sec. IV-A)."""
+    centre, e.g. the lowest point a_z = [0, 0, −R] of a sphere, Sec. IV-A).
+
+    Parameters
+    ----------
+    name : str
+        The rigid body's name.
+    offset : array_like
+        The offset r of the point from the centre of mass [m], (3,).
+    frame : str
+        ``"body"`` (r fixed in the body) or ``"world"`` (r fixed in world axes).
+    """
 
     def __init__(self, name: str, offset=(0.0, 0.0, 0.0), frame: str = "body"):
         self.name, self.offset, self.frame = name, offset, frame
@@ -177,9 +199,19 @@ class _BoundBodyPoint(_Bound):
 
 
 class BodyFrame(Port):
-    """A frame fixed in a rigid body at body-frame ``offset``, with the body's attitude:
+    """A frame fixed in a rigid body.
+
+    A frame fixed in a rigid body at body-frame ``offset``, with the body's attitude:
     motion ``[p_c + r, q, v_c + ω × r, ω]`` (13), a wrench ``[f, τ]`` at the frame origin enters
-    the body as ``[f, τ + r × f]``. Used by the penalty joints of Sec. IV-C (x_iB, x_iT)."""
+    the body as ``[f, τ + r × f]``. Used by the penalty joints of Sec. IV-C (x_iB, x_iT).
+
+    Parameters
+    ----------
+    name : str
+        The rigid body's name.
+    offset : array_like
+        The frame origin r from the centre of mass in body axes [m], (3,).
+    """
 
     def __init__(self, name: str, offset=(0.0, 0.0, 0.0)):
         self.name, self.offset = name, offset
@@ -241,10 +273,18 @@ class _BoundBodyFrame(_Bound):
 
 
 class ArmPoint(Port):
-    """The tip of an arm (8) through its Jacobian: motion ``[p(θ), J(θ) θ̇]``, a force f at the
+    """The tip of an arm (8).
+
+    The tip of an arm (8) through its Jacobian: motion ``[p(θ), J(θ) θ̇]``, a force f at the
     tip enters the joints as ``Jᵀ f`` (the Φ/Ψ pair of (13) for a kinematic chain). The arm
     must provide ``tip_kinematics(θ) -> (p, J)`` (PlanarTwoLink: end of link 1; UrdfArm: the
-    end-effector frame of its UrdfDynamics)."""
+    end-effector frame of its UrdfDynamics).
+
+    Parameters
+    ----------
+    name : str
+        The arm's name (an admittance with ``tip_kinematics``).
+    """
 
     def __init__(self, name: str):
         self.name = name
@@ -278,7 +318,13 @@ class _BoundArmPoint(_Bound):
 
 
 class FixedPoint(Port):
-    """A point fixed in the world: motion ``[position, 0]``; the force on it is discarded."""
+    """A point fixed in the world: motion ``[position, 0]``; the force on it is discarded.
+
+    Parameters
+    ----------
+    position : array_like
+        The point's world position [m], (m,) (usually (3,)).
+    """
 
     def __init__(self, position=(0.0, 0.0, 0.0)):
         self.position = position
@@ -292,8 +338,18 @@ class FixedPoint(Port):
 
 
 class FixedFrame(Port):
-    """A frame fixed in the world (the base of an arm): motion ``[p, q, 0, 0]``; the wrench on
-    it is discarded."""
+    """A frame fixed in the world (the base of an arm).
+
+    A frame fixed in the world (the base of an arm): motion ``[p, q, 0, 0]``; the wrench on
+    it is discarded.
+
+    Parameters
+    ----------
+    position : array_like
+        The frame origin in the world [m], (3,).
+    quaternion : array_like
+        Its attitude ``[w, x, y, z]``, (4,), unit.
+    """
 
     def __init__(self, position=(0.0, 0.0, 0.0), quaternion=(1.0, 0.0, 0.0, 0.0)):
         self.position, self.quaternion = position, quaternion
@@ -328,8 +384,18 @@ class _BoundFixed(_Bound):
 
 
 class Relative(Port):
-    """The difference of two coordinate ports, ``a − b`` (e.g. the displacement between two
-    masses that a spring-damper reads, Sec. II-B); the force w goes to a as +w and to b as −w."""
+    """The difference of two coordinate ports, ``a − b``.
+
+    The difference of two coordinate ports, ``a − b`` (e.g. the displacement between two
+    masses that a spring-damper reads, Sec. II-B); the force w goes to a as +w and to b as −w.
+
+    Parameters
+    ----------
+    a : Port
+        A coordinate port.
+    b : Port
+        A coordinate port of the same size.
+    """
 
     def __init__(self, a: Port, b: Port):
         self.a, self.b = a, b
@@ -368,8 +434,16 @@ class _BoundRelative(_Bound):
 
 
 class Stack(Port):
-    """Several ports of one layout side by side: motion ``[x̂_1, x̂_2, …]``, force split in the
-    same order (e.g. the two articulation frames a penalty joint reads, Sec. IV-C)."""
+    """Several ports of one layout side by side.
+
+    Several ports of one layout side by side: motion ``[x̂_1, x̂_2, …]``, force split in the
+    same order (e.g. the two articulation frames a penalty joint reads, Sec. IV-C).
+
+    Parameters
+    ----------
+    *ports : Port
+        The ports, all of one layout.
+    """
 
     def __init__(self, *ports: Port):
         self.ports = ports
