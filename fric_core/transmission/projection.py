@@ -189,10 +189,8 @@ def friction_phi_n(s: np.ndarray, phi: np.ndarray, P: np.ndarray, **kwargs) -> n
     ----------
     s : (n,) array_like
         The sign variable s ∈ [−1, 1]ⁿ.
-    phi : (n,) array_like
-        ϕ of (55), the load-dependent driving term per joint, N or N m.
-    P : (n, n) array_like
-        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    phi, P : array_like
+        As for :func:`lambda_fixed_point`.
     **kwargs
         ``tol``, ``max_iter`` of :func:`lambda_fixed_point`.
 
@@ -279,14 +277,8 @@ def axproj_residual(y, v, A, phi, P) -> float:
     ----------
     y : (n,) array_like
         The candidate solution of (67), in v's unit.
-    v : (n,) array_like
-        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
-    A : (n, n) array_like
-        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
-    phi : (n,) array_like
-        ϕ of (55), the load-dependent driving term per joint, N or N m.
-    P : (n, n) array_like
-        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    v, A, phi, P : array_like
+        As for :func:`axproj`: shapes (n,), (n, n), (n,), (n, n).
 
     Returns
     -------
@@ -441,21 +433,10 @@ def axproj_result(v, A, phi, P, *, tol: float = 1e-12, max_iter: int = 30,
 
     Parameters
     ----------
-    v : (n,) array_like
-        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
-    A : (n, n) array_like
-        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
-    phi : (n,) array_like
-        ϕ of (55), the load-dependent driving term per joint, N or N m.
-    P : (n, n) array_like
-        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
-    tol : float, optional
-        Convergence tolerance, relative to the velocity scale ``max(‖v‖∞, max_i A_ii|λ_i|)``.
-    max_iter : int, optional
-        Most Newton solves.
-    on_ill_posed : {"warn", "raise", "ignore"}, optional
-        What σ_max(P) ≥ 1 (57) (or |P_ii| ≥ 1 in the diagonal case) gives: an
-        :class:`IllPosedWarning`, an :class:`IllPosedError` or nothing.
+    v, A, phi, P : array_like
+        As for :func:`axproj`: shapes (n,), (n, n), (n,), (n, n).
+    tol, max_iter, on_ill_posed
+        As for :func:`axproj`.
 
     Returns
     -------
@@ -465,11 +446,8 @@ def axproj_result(v, A, phi, P, *, tol: float = 1e-12, max_iter: int = 30,
 
     Raises
     ------
-    IllPosedError
-        When no solution is found, or for σ_max(P) ≥ 1 with ``on_ill_posed="raise"``.
-    ValueError
-        For mis-shaped or non-finite inputs, a non-positive diagonal of A, or an unknown
-        ``on_ill_posed``.
+    IllPosedError, ValueError
+        As for :func:`axproj`.
     """
     v, A, phi, P = _check(v, A, phi, P)
     if on_ill_posed not in ("warn", "raise", "ignore"):
@@ -570,14 +548,8 @@ def axproj_projection(v, A, phi, P, *, c: float | np.ndarray | None = None,
 
     Parameters
     ----------
-    v : (n,) array_like
-        The velocity v = v* of (68) to be projected, m/s or rad/s per joint.
-    A : (n, n) array_like
-        A = h M̂⁻¹, symmetric positive definite with a positive diagonal (velocity per force).
-    phi : (n,) array_like
-        ϕ of (55), the load-dependent driving term per joint, N or N m.
-    P : (n, n) array_like
-        P of (52) (dimensionless); σ_max(P) < 1 (57) for a well-posed problem.
+    v, A, phi, P : array_like
+        As for :func:`axproj`: shapes (n,), (n, n), (n,), (n, n).
     c : float or (n,) array_like, optional
         Step size; default ``0.9 / (‖A‖₂ Λ)``.
     s0 : (n,) array_like, optional
