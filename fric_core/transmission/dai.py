@@ -133,10 +133,8 @@ def rho_hat(gamma_u: float, gamma_v: float, m: float, M: float) -> float:
 
     Parameters
     ----------
-    gamma_u : float
-        Input-side asymmetry coefficient γ_u (dimensionless).
-    gamma_v : float
-        Output-side asymmetry coefficient γ_v (dimensionless).
+    gamma_u, gamma_v : float
+        The asymmetry coefficients γ_u, γ_v (dimensionless), as for :func:`efficiencies`.
     m : float
         Input-side inertia referred to the output, kg (kg m² for a rotary output).
     M : float
@@ -187,10 +185,8 @@ def internal_force_s(phi: float, rho: float) -> float:
 
     Parameters
     ----------
-    phi : float
-        ϕ, N (N m for a rotary output): the driving term of (31), e.g. ϕ_k of (44a).
-    rho : float
-        ρ (dimensionless), e.g. ρ̂ of (29).
+    phi, rho : float
+        As for :func:`internal_force` (any real ρ here).
 
     Returns
     -------
@@ -214,10 +210,8 @@ def friction_phi(s: float, phi: float, rho: float) -> float:
     ----------
     s : float
         The sign variable s ∈ [−1, 1] (dimensionless).
-    phi : float
-        ϕ, N (N m for a rotary output): the driving term of (31), e.g. ϕ_k of (44a).
-    rho : float
-        ρ (dimensionless), e.g. ρ̂ of (29).
+    phi, rho : float
+        As for :func:`internal_force` (any real ρ here).
 
     Returns
     -------
