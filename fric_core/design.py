@@ -170,14 +170,9 @@ def static_advice(M: float, K: float, B: float, dt: float, *, k_name: str = "K",
 
     Parameters
     ----------
-    M : float
-        Mass, kg (> 0).
-    K : float
-        Contact stiffness, N/m (≥ 0).
-    B : float
-        Contact viscosity, N s/m (≥ 0).
-    dt : float
-        Time step T, s (> 0).
+    M, K, B, dt : float
+        Mass (kg, > 0), contact stiffness (N/m, ≥ 0), contact viscosity (N s/m, ≥ 0) and time
+        step T (s, > 0), as for :func:`static_convergence` (scalars here).
     k_name : str, optional
         Name of the stiffness in the advice (e.g. the ROS parameter's name), default ``"K"``.
     b_name : str, optional
