@@ -198,7 +198,7 @@ def mass_adjusted_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, Frict
     fits : mapping of str to FrictionFit
         The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
     title : str, optional
-        First line of the figure's title (none when empty).
+        As for :func:`force_velocity_figure`.
 
     Returns
     -------
@@ -253,12 +253,8 @@ def force_time_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, Friction
     ----------
     rec : Recording
         The recorded run: time (s), velocity (m/s) and force (N); lines break at its gaps.
-    a : (N,) ndarray
-        Acceleration at the recording's samples, m/s² (e.g. ``rec.acceleration()``).
-    fits : mapping of str to FrictionFit
-        The fits by method name (``"ols"``, ``"eiv"``, ...); at least one.
-    title : str, optional
-        First line of the figure's title (none when empty).
+    a, fits, title
+        As for :func:`mass_adjusted_figure`.
 
     Returns
     -------
