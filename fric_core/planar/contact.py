@@ -32,6 +32,23 @@ class PlanarContact:
     returns the friction on the device as efforts (f_x, f_y, τ) in world axes, in a buffer
     reused by the next call. ``stuck``: the last step's patch speed at the CoP (the rim speed
     included) was below 10⁻³ of v_s (the bristles hold).
+
+    Parameters
+    ----------
+    surface : ContactSurface
+        The unit-load patch.
+    table : LimitSurfaceTable
+        Its pre-computed limit surface.
+    params : PlanarFrictionParams
+        The Table I parameters.
+    joint_index : sequence of int
+        The positions of the x, y and yaw joints in the device's joint order, (3,).
+    dt : float
+        The step [s], > 0.
+    normal_force : float
+        The normal load f_N [N], >= 0.
+    elasto_plastic : bool
+        Use the Elasto-Plastic bristle rate (34) instead of (33).
     """
 
     def __init__(self, surface: ContactSurface, table: LimitSurfaceTable,
