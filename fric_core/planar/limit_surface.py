@@ -245,12 +245,23 @@ class _LimitSurface:
 
 
 class EllipsoidLimitSurface(_LimitSurface):
-    """The ellipsoid approximation (24) of the normalised limit surface of a rim contact of radius
+    """The ellipsoid approximation (24) of the normalised limit surface.
+
+    The ellipsoid approximation (24) of the normalised limit surface of a rim contact of radius
     r: h(v) = −v_S/‖v_S‖ with v_S = S v, S = diag(1, 1, r). Same interface as
     :class:`LimitSurfaceTable` so the reduced model takes either.
 
     (The paper prints S = diag([1 0 r]); the rim contact it describes and the remark that
     S² shapes the ellipsoid f_eᵀ(S²)⁻¹f_e = (μ f_N)² require diag(1, 1, r).)
+
+    Parameters
+    ----------
+    radius : float
+        The rim radius r [m], > 0.
+    viscous_torque_scale : float
+        u of (29) [m²], >= 0: the viscous torque (30) is σ2 ω f_N u.
+    cop : array_like
+        The centre of pressure in grid coordinates [m], (2,).
     """
 
     def __init__(self, radius: float, viscous_torque_scale: float = 0.0, cop=(0.0, 0.0)) -> None:
@@ -306,6 +317,22 @@ class LimitSurfaceTable(_LimitSurface):
     0.15–1.2 % at 21 × 21 cells. :meth:`rescaled` changes r only (Sec. VI-D): a surface scaled
     by s has h_s(v, ω) = h(v, sω), which the look-up with r = s r' reproduces without
     recomputation.
+
+    Parameters
+    ----------
+    nodes : ndarray
+        The normalised wrenches at the velocity samples (35), shape (4 N_ls, N_ls + 1, 3),
+        N_ls >= 2 (:meth:`compute` builds them).
+    radius : float
+        r of the current surface [m], > 0.
+    radius_sampled : float
+        r' of the surface the table was computed for [m], > 0.
+    viscous_torque_scale : float
+        u of (29) [m²], >= 0: the viscous torque (30) is σ2 ω f_N u.
+    tau_max : float
+        The pure-rotation torque about the CoP per μ f_N [m] (the torque normalisation).
+    cop : array_like
+        The centre of pressure in grid coordinates [m], (2,).
     """
 
     def __init__(self, nodes: np.ndarray, radius: float, radius_sampled: float,
