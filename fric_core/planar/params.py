@@ -28,6 +28,25 @@ class PlanarFrictionParams:
     s_ba: break-away ratio z_ba = s_ba·z_max of the Elasto-Plastic extension (0 ≤ s_ba < 1).
 
     ``g(speed)`` is the amended steady-state friction coefficient (2).
+
+    Parameters
+    ----------
+    sigma0 : float
+        The bristle stiffness σ0 [1/m], > 0.
+    sigma1 : float
+        The bristle damping σ1 [s/m], >= 0.
+    sigma2 : float
+        The viscous coefficient σ2 [s/m], >= 0.
+    mu_c : float
+        The Coulomb coefficient μ_C [-], > 0.
+    mu_s : float
+        The static coefficient μ_S [-], >= μ_C.
+    gamma : float
+        The Stribeck exponent γ [-], > 0.
+    v_s : float
+        The Stribeck velocity [m/s], > 0.
+    s_ba : float
+        The break-away ratio [-], 0 <= s_ba < 1.
     """
 
     sigma0: float = 1e6
