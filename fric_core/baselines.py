@@ -114,13 +114,37 @@ class _LawBaseline(_Baseline):
 # Admittance type: a mass with friction, explicit (forward) Euler, step(h) -> v
 # =============================================================================================
 
+class _MassBaseline(_LawBaseline):
+    """The admittance baselines' common part: a mass ``M`` > 0 with a law, a velocity threshold
+    ``eps`` > 0 and the initial velocity ``v0`` (per-joint arrays allowed); ``step(h) -> v``."""
+
+    _input_name = "h"
+
+    def __init__(self, M: ArrayLike, law: FrictionLaw, dt: float, eps: ArrayLike,
+                 v0: ArrayLike = 0.0, *, per_joint: bool = True):
+        self.M = param("M", M, minimum=0.0, strict=True)
+        self.eps = param("eps", eps, minimum=0.0, strict=True)
+        self._v0 = param("v0", v0)
+        self._setup_law(law, dt, per_joint, {"v0": self._v0}, M=self.M, eps=self.eps)
+        self._check_law(law)
+        self._TM = self.dt / self.M
+        self.reset()
+
+    def _check_law(self, law: FrictionLaw) -> None:
+        """Hook: what a model demands of the law beyond the shared checks."""
+
+    def _init_state(self):
+        self._v = self._as_state(self._v0, self._n)
+        self._f = self._zeros()
+
+
 class KarnoppState(NamedTuple):
     v: ArrayLike  #: velocity after the step
     f: ArrayLike  #: friction force used in the step
     band: ArrayLike  #: |v_{k−1}| ≤ ε: the "static" branch of (3) (v is NOT necessarily 0)
 
 
-class KarnoppAdmittance(_LawBaseline):
+class KarnoppAdmittance(_MassBaseline):
     """Karnopp's threshold model, paper 000 eq. (3), on a mass M with forward Euler.
 
     ``step(h) -> v``, from the previous velocity v_{k−1} and the net applied force h_k::
@@ -142,27 +166,9 @@ class KarnoppAdmittance(_LawBaseline):
     > 0 the velocity threshold (per-joint arrays allowed, like ``M``, ``v0`` and the law's).
     """
 
-    _input_name = "h"
-
-    def __init__(self, M: ArrayLike, law: FrictionLaw, dt: float, eps: ArrayLike,
-                 v0: ArrayLike = 0.0, *, per_joint: bool = True):
-        self.M = param("M", M, minimum=0.0, strict=True)
-        self.eps = param("eps", eps, minimum=0.0, strict=True)
-        self._v0 = param("v0", v0)
-        self._setup_law(law, dt, per_joint, {"v0": self._v0}, M=self.M, eps=self.eps)
-        self._TM = self.dt / self.M
-        self.reset()
-
     def _init_state(self):
-        self._v = self._as_state(self._v0, self._n)
-        self._f = self._zeros()
+        super()._init_state()
         self._band = False if self._n is None else np.zeros(self._n, dtype=bool)
-
-    def step(self, h: ArrayLike) -> ArrayLike:
-        """Advance one step with net applied force ``h``; return the velocity v_k."""
-        if self._scalar and h.__class__ is float and h - h == 0.0:
-            return self._advance_scalar(h)
-        return self._step_checked(h)
 
     def _advance_scalar(self, h: float) -> float:
         v = self._v
@@ -197,7 +203,7 @@ class QuinnState(NamedTuple):
     q: ArrayLike  #: Quinn's auxiliary variable (4b)
 
 
-class QuinnAdmittance(_LawBaseline):
+class QuinnAdmittance(_MassBaseline):
     """Quinn's regularisation, paper 000 eq. (4), on a mass M with forward Euler.
 
     ``step(h) -> v`` with F the Coulomb level::
@@ -217,20 +223,11 @@ class QuinnAdmittance(_LawBaseline):
     depends on ε (paper 000, Sec. II-A).
     """
 
-    _input_name = "h"
-
-    def __init__(self, M: ArrayLike, law: FrictionLaw, dt: float, eps: ArrayLike,
-                 v0: ArrayLike = 0.0, *, per_joint: bool = True):
-        self.M = param("M", M, minimum=0.0, strict=True)
-        self.eps = param("eps", eps, minimum=0.0, strict=True)
-        self._v0 = param("v0", v0)
-        self._setup_law(law, dt, per_joint, {"v0": self._v0}, M=self.M, eps=self.eps)
+    def _check_law(self, law: FrictionLaw) -> None:
         lo, hi = law.static_bounds()
         if np.any(np.asarray(hi) <= 0.0) or np.any(np.asarray(lo) >= 0.0):
             raise ValueError(f"law: Quinn's model (4) divides by the Coulomb level; the static "
                              f"bounds Φ(±0) = ({lo!r}, {hi!r}) must be nonzero")
-        self._TM = self.dt / self.M
-        self.reset()
 
     def _shape_constants(self, n):
         if n is None:
@@ -239,15 +236,8 @@ class QuinnAdmittance(_LawBaseline):
             self._Fp, self._Fn = self._hi, -np.asarray(self._lo)
 
     def _init_state(self):
-        self._v = self._as_state(self._v0, self._n)
-        self._f = self._zeros()
+        super()._init_state()
         self._q = self._zeros()
-
-    def step(self, h: ArrayLike) -> ArrayLike:
-        """Advance one step with net applied force ``h``; return the velocity v_k."""
-        if self._scalar and h.__class__ is float and h - h == 0.0:
-            return self._advance_scalar(h)
-        return self._step_checked(h)
 
     def _advance_scalar(self, h: float) -> float:
         eps, Fp, Fn = self.eps, self._Fp, self._Fn
@@ -288,7 +278,7 @@ class ViscousRegularisedAdmittanceState(NamedTuple):
     f: ArrayLike  #: friction force used in the step
 
 
-class ViscousRegularisedAdmittance(_LawBaseline):
+class ViscousRegularisedAdmittance(_MassBaseline):
     """The viscosity approximation, paper 000 eq. (5), on a mass M with forward Euler.
 
     ``step(h) -> v``: f_k = Φ(v_{k−1}) if |v_{k−1}| > ε, else the line through 0 and Φ(±ε),
@@ -301,29 +291,8 @@ class ViscousRegularisedAdmittance(_LawBaseline):
     1, so a small ε trades drift for chattering.
     """
 
-    _input_name = "h"
-
-    def __init__(self, M: ArrayLike, law: FrictionLaw, dt: float, eps: ArrayLike,
-                 v0: ArrayLike = 0.0, *, per_joint: bool = True):
-        self.M = param("M", M, minimum=0.0, strict=True)
-        self.eps = param("eps", eps, minimum=0.0, strict=True)
-        self._v0 = param("v0", v0)
-        self._setup_law(law, dt, per_joint, {"v0": self._v0}, M=self.M, eps=self.eps)
-        self._TM = self.dt / self.M
-        self.reset()
-
     def _shape_constants(self, n):
         self._kp, self._kn = self._viscous_slopes(n)
-
-    def _init_state(self):
-        self._v = self._as_state(self._v0, self._n)
-        self._f = self._zeros()
-
-    def step(self, h: ArrayLike) -> ArrayLike:
-        """Advance one step with net applied force ``h``; return the velocity v_k."""
-        if self._scalar and h.__class__ is float and h - h == 0.0:
-            return self._advance_scalar(h)
-        return self._step_checked(h)
 
     def _advance_scalar(self, h: float) -> float:
         v = self._v
@@ -380,12 +349,6 @@ class ViscousRegularisedImpedance(_LawBaseline):
     def _init_state(self):
         self._u = self._zeros()
         self._f = self._zeros()
-
-    def step(self, u: ArrayLike) -> ArrayLike:
-        """Return the friction force for sliding velocity ``u``."""
-        if self._scalar and u.__class__ is float and u - u == 0.0:
-            return self._advance_scalar(u)
-        return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
         eps = self.eps
@@ -447,12 +410,6 @@ class Dahl(_Baseline):
     def _init_state(self):
         self._z = self._zeros()
         self._f = self._zeros()
-
-    def step(self, u: ArrayLike) -> ArrayLike:
-        """Advance one step with sliding velocity ``u``; return the friction force f_k."""
-        if self._scalar and u.__class__ is float and u - u == 0.0:
-            return self._advance_scalar(u)
-        return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
         a = self._c * abs(u)
@@ -561,12 +518,6 @@ class LuGre(_Baseline):
         v = np.asarray(v, dtype=float)
         out = self.mu_C + self._dmu * np.exp(-(np.abs(v) / self.v_s) ** self.gamma)
         return float(out) if out.ndim == 0 else out
-
-    def step(self, u: ArrayLike) -> ArrayLike:
-        """Advance one step with sliding velocity ``u``; return the friction force f_k."""
-        if self._scalar and u.__class__ is float and u - u == 0.0:
-            return self._advance_scalar(u)
-        return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
         g = self.mu_C + self._dmu * _stribeck_decay(abs(u) / self.v_s, self.gamma)

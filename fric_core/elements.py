@@ -173,6 +173,27 @@ class _Element:
         else:
             self._phiz = self.law._phi_z_iso
 
+    def step(self, x: ArrayLike) -> ArrayLike:
+        """Advance one step; return the element's output.
+
+        Parameters
+        ----------
+        x : float or ndarray, shape (n,)
+            The input the class docstring names: ``h``, the net applied force, of an admittance;
+            ``u``, the velocity, of an impedance.
+
+        Returns
+        -------
+        float or ndarray
+            The output after the step: the velocity of an admittance, the force of an impedance.
+
+        A finite float on a scalar element goes straight to the float step (no numpy); anything
+        else is checked and converted first (:meth:`_step_checked`).
+        """
+        if self._scalar and x.__class__ is float and x - x == 0.0:
+            return self._advance_scalar(x)
+        return self._step_checked(x)
+
     def _step_checked(self, x):
         """Validate and convert ``x``, fixing the shape on the first step if still open."""
         name = self._input_name
@@ -262,12 +283,6 @@ class RigidAdmittance(_Element):
         self._f = 0.0 if self._n is None else np.zeros(self._n)
         self._vs = self._v
 
-    def step(self, h: ArrayLike) -> ArrayLike:
-        """Advance one step with net applied force ``h``; return the velocity v_k."""
-        if self._scalar and h.__class__ is float and h - h == 0.0:
-            return self._advance_scalar(h)
-        return self._step_checked(h)
-
     def _advance_scalar(self, h: float) -> float:
         Z = self.Z
         vs = self._v + Z * h
@@ -344,12 +359,6 @@ class InertialImpedance(_Element):
     def _init_state(self):
         z = 0.0 if self._n is None else np.zeros(self._n)
         self._e, self._v, self._h, self._f, self._vs = z, z, z, z, z
-
-    def step(self, u: ArrayLike) -> ArrayLike:
-        """Advance one step with input velocity ``u``; return the spring-damper force h_k."""
-        if self._scalar and u.__class__ is float and u - u == 0.0:
-            return self._advance_scalar(u)
-        return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
         Z, T = self.Z, self.dt
@@ -434,12 +443,6 @@ class MasslessImpedance(_Element):
     def _init_state(self):
         z = 0.0 if self._n is None else np.zeros(self._n)
         self._e, self._f, self._vs = z, z, z
-
-    def step(self, u: ArrayLike) -> ArrayLike:
-        """Advance one step with sliding velocity ``u``; return the friction force f_k."""
-        if self._scalar and u.__class__ is float and u - u == 0.0:
-            return self._advance_scalar(u)
-        return self._step_checked(u)
 
     def _advance_scalar(self, u: float) -> float:
         e = self._e
@@ -526,12 +529,6 @@ class CompliantAdmittance(_Element):
         self._u = self._as_state(self._u0, self._n)
         z = 0.0 if self._n is None else np.zeros(self._n)
         self._e, self._f, self._vs = z, z, z
-
-    def step(self, h: ArrayLike) -> ArrayLike:
-        """Advance one step with applied force ``h``; return the velocity u_k of the mass."""
-        if self._scalar and h.__class__ is float and h - h == 0.0:
-            return self._advance_scalar(h)
-        return self._step_checked(h)
 
     def _advance_scalar(self, h: float) -> float:
         e, u = self._e, self._u
