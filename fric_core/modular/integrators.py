@@ -93,27 +93,22 @@ def euler_step(system: CompiledSystem, x: np.ndarray, t: float, T: float,
 
     Parameters
     ----------
-    system : CompiledSystem
-        The compiled system (its ``derivative``, ``project`` and work arrays ``ws``).
-    x : ndarray
-        The state x(k), shape ``(system.n_state,)``.
-    t : float
-        The time kT [s].
+    system, x, t
+        As for :func:`rk4_step`.
     T : float
         The step size [s], finite and > 0; also the τ passed to the impedances (19).
     out : ndarray or None
-        Buffer for x(k+1), shape ``(system.n_state,)``; None: a new array.
+        As for :func:`rk4_step`.
 
     Returns
     -------
     ndarray
-        The state x(k+1), shape ``(system.n_state,)``, projected (unit quaternions); ``out``
-        if given.
+        The state x(k+1) (``out`` if given), projected like :func:`rk4_step`'s.
 
     Raises
     ------
     ValueError
-        If ``T`` is not finite and > 0.
+        If ``T`` is not finite and > 0 (the message names ``T``).
     """
     if not 0.0 < T < math.inf:
         raise ValueError(f"T: the step size must be finite and > 0, got {T!r}")
