@@ -188,20 +188,13 @@ def penalty_two_link(torques=paper_torques, links: dict = LINKS, penalty: dict =
 
     Parameters
     ----------
-    torques : callable
-        ``torques(t) -> (tau0, tau1)``: the joint torques [N m] at time t [s]
-        (default :func:`paper_torques`).
-    links : dict
-        The link parameters, as :data:`LINKS`.
+    torques, links
+        As for :func:`two_link`.
     penalty : dict
         The penalty-joint parameters ``K_lin`` [N/m], ``B_lin`` [N s/m], ``K_rot`` [N m/rad],
         ``B_rot`` [N m s/rad], as :data:`PENALTY`.
-    K : float
-        The joint-friction stiffness [N m/rad].
-    B : float
-        The joint-friction damping [N m s/rad].
-    F : float
-        The joint-friction level [N m].
+    K, B, F
+        The joint friction ``I_fricK`` (19) of both joints, as for :func:`two_link`.
 
     Returns
     -------
