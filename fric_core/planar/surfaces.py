@@ -231,17 +231,13 @@ def square(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> 
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; the whole grid is loaded.
 
     Returns
     -------
     ContactSurface
-        The surface.
+        The square, N² loaded cells.
     """
     return from_function(n_cells, size, lambda x, y: np.ones_like(x), normal_force, "square")
 
@@ -262,17 +258,13 @@ def circle(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0) -> 
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; the loaded cells reach the grid's edge.
 
     Returns
     -------
     ContactSurface
-        The surface.
+        The authors' circle.
     """
     n = _n_cells(n_cells)
     half = 0.5 * (n - 1)
@@ -291,17 +283,13 @@ def circle_inscribed(n_cells: int = 21, size: float = 0.02,
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; ``size`` is also the disc's diameter [m].
 
     Returns
     -------
     ContactSurface
-        The surface.
+        The disc.
     """
     r = 0.5 * float(size)
     return from_function(n_cells, size, lambda x, y: (x * x + y * y <= r * r * (1 + 1e-12)) * 1.0,
@@ -331,19 +319,15 @@ def line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1.0,
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid and the line's length [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; ``size`` is also the line's length [m].
     axis : str
         ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
 
     Returns
     -------
     ContactSurface
-        The surface (on the two centre rows for an even N).
+        The uniform line on the centre row of cells (the two centre rows for an even N).
     """
     n = _n_cells(n_cells)
     return ContactSurface(_line_profile(n, np.ones(n), axis), size, normal_force, "line")
@@ -366,21 +350,17 @@ def gradient_line(n_cells: int = 21, size: float = 0.02, normal_force: float = 1
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid and the line's length [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`line`.
     axis : str
-        ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
+        ``"x"`` or ``"y"``: the line's direction.
     reverse : bool
         The largest pressure at the −``axis`` end instead of the +``axis`` end.
 
     Returns
     -------
     ContactSurface
-        The surface (on the two centre rows for an even N).
+        The ramp 1/N … N/N on the centre row (the two centre rows for an even N).
     """
     n = _n_cells(n_cells)
     ramp = np.arange(1, n + 1) / n
@@ -399,21 +379,13 @@ def gradient_line_midpoint(n_cells: int = 21, size: float = 0.02, normal_force: 
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid and the line's length L [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
-    axis : str
-        ``"x"`` or ``"y"``: the direction of the line (through the grid centre).
-    reverse : bool
-        The largest pressure at the −``axis`` end instead of the +``axis`` end.
+    n_cells, size, normal_force, axis, reverse
+        As for :func:`gradient_line`.
 
     Returns
     -------
     ContactSurface
-        The surface (on the two centre rows for an even N).
+        The ramp 0.5/N … (N − 0.5)/N, placed like :func:`gradient_line`'s.
     """
     n = _n_cells(n_cells)
     ramp = (np.arange(n) + 0.5) / n
@@ -433,17 +405,13 @@ def non_convex_1(n_cells: int = 21, size: float = 0.02,
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid [m] (the ring's outer diameter 2R), > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; ``size`` is also the ring's outer diameter 2R [m].
 
     Returns
     -------
     ContactSurface
-        The surface.
+        The "C".
     """
     R = 0.5 * float(size)
 
@@ -464,17 +432,13 @@ def non_convex_2(n_cells: int = 21, size: float = 0.02,
 
     Parameters
     ----------
-    n_cells : int
-        The grid resolution N (N×N cells), >= 2.
-    size : float
-        The side of the square grid [m], > 0.
-    normal_force : float
-        The total normal load f_N [N], > 0.
+    n_cells, size, normal_force
+        As for :func:`from_function`; the "L" spans the whole grid.
 
     Returns
     -------
     ContactSurface
-        The surface.
+        The "L".
     """
     h = 0.5 * float(size)
 
