@@ -14,20 +14,21 @@ range, read-only, unknown name: "F: expected a double, got a string ('abc')") an
 empty list for a list parameter whatever element type the sender guessed (``ros2 param set N P
 "[]"`` sends a bool array); at start-up :func:`declare` raises ``ValueError`` with the same words
 ("F: expected a double (write 4.0), got an integer (4)").
+
+The schemas, :func:`check` and the wording import without rclpy (fric_core, tools and tests use
+them); rclpy is imported by :func:`declare` and :func:`readable_rejections`, which act on a node.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType)
-from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
-                               ParameterException, ParameterNotDeclaredException)
-from rclpy.parameter import Parameter
 
 __all__ = ["ParamSpec", "SCHEDULING_SPECS", "descriptor", "declare", "check", "type_words",
            "rejection_reason", "readable_rejections"]
@@ -104,6 +105,10 @@ def declare(node, specs: Iterable[ParamSpec]) -> dict[str, Any]:
     """Declare every spec on ``node`` (values from YAML/launch override the defaults) and return
     the resulting values, after :func:`check`; raises ``ValueError`` naming the first bad one in
     words (:func:`rejection_reason`). Installs :func:`readable_rejections` on ``node``."""
+    from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
+                                  ParameterException)
+    from rclpy.parameter import Parameter
+
     readable_rejections(node)
     values = {}
     for spec in specs:
@@ -230,22 +235,36 @@ def rejection_reason(name: str, value: Any, ptype: int, desc: ParameterDescripto
     return None
 
 
-class UnknownParameter(ParameterNotDeclaredException):
-    """A set request for names the node does not have; its text names them (rclpy's lists an
-    exhausted generator: "undeclared parameter(s): []") and the closest declared names."""
+@functools.cache
+def _unknown_parameter_class() -> type:
+    """:class:`UnknownParameter`, made on first use (it derives from an rclpy exception)."""
+    from rclpy.exceptions import ParameterNotDeclaredException
 
-    def __init__(self, node_name: str, names: list[str], known: Iterable[str]):
-        super().__init__(names)
-        known = list(known)
-        parts = []
-        for n in names:
-            close = difflib.get_close_matches(n, known, n=3, cutoff=0.6)
-            parts.append(n + (f" (did you mean {' or '.join(close)}?)" if close else ""))
-        self.text = (f"{', '.join(parts)}: no such parameter on {node_name} "
-                     f"(list them with: fric param list {node_name})")
+    class UnknownParameter(ParameterNotDeclaredException):
+        """A set request for names the node does not have; its text names them (rclpy's lists
+        an exhausted generator: "undeclared parameter(s): []") and the closest declared names."""
 
-    def __str__(self) -> str:
-        return self.text
+        def __init__(self, node_name: str, names: list[str], known: Iterable[str]):
+            super().__init__(names)
+            known = list(known)
+            parts = []
+            for n in names:
+                close = difflib.get_close_matches(n, known, n=3, cutoff=0.6)
+                parts.append(n + (f" (did you mean {' or '.join(close)}?)" if close else ""))
+            self.text = (f"{', '.join(parts)}: no such parameter on {node_name} "
+                         f"(list them with: fric param list {node_name})")
+
+        def __str__(self) -> str:
+            return self.text
+
+    UnknownParameter.__module__ = __name__
+    return UnknownParameter
+
+
+def __getattr__(name: str):
+    if name == "UnknownParameter":  # without rclpy at import: the class is made when asked for
+        return _unknown_parameter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def readable_rejections(node) -> None:
@@ -255,6 +274,8 @@ def readable_rejections(node) -> None:
     replaced (:func:`rejection_reason`) for live changes. Declaration-time failures are
     worded by :func:`declare`. An empty list sent for a list parameter is converted to the
     declared list type (a pre-set callback), since ``[]`` carries no element type."""
+    from rclpy.parameter import Parameter
+
     if getattr(node, "_fric_readable_rejections", False):
         return
     node._fric_readable_rejections = True
@@ -279,8 +300,8 @@ def readable_rejections(node) -> None:
                 raise TypeError(f"parameter must be instance of type '{Parameter!r}'")
             missing = [p.name for p in parameter_list if not node.has_parameter(p.name)]
             if missing and not getattr(node, "_allow_undeclared_parameters", False):
-                raise UnknownParameter(node.get_fully_qualified_name(), missing,
-                                       node._parameters.keys())
+                raise _unknown_parameter_class()(node.get_fully_qualified_name(), missing,
+                                                 node._parameters.keys())
         node._check_undeclared_parameters = _check_undeclared_parameters
 
     def _empty_lists(parameter_list):

@@ -13,17 +13,24 @@ Markers and diagnostics are for people and tools: RELIABLE, keep-last 10 (RViz a
 diagnostic aggregator subscribe reliably).
 """
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+#: name: (depth, reliability) — CONTROL_PUB: publishers of the control-loop topics; CONTROL_SUB:
+#: subscriptions to them; INFO: markers and diagnostics. All keep-last, volatile.
+_PROFILES = {"CONTROL_PUB": (1, "RELIABLE"), "CONTROL_SUB": (1, "BEST_EFFORT"),
+             "INFO": (10, "RELIABLE")}
 
-#: publishers of the control-loop topics
-CONTROL_PUB = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                         reliability=ReliabilityPolicy.RELIABLE,
+__all__ = list(_PROFILES)
+
+
+def __getattr__(name: str):
+    """The profiles are rclpy objects: made on first use, so that the contract imports without
+    rclpy (then cached as module attributes)."""
+    if name not in _PROFILES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+    depth, reliability = _PROFILES[name]
+    profile = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
+                         reliability=getattr(ReliabilityPolicy, reliability),
                          durability=DurabilityPolicy.VOLATILE)
-#: subscriptions to the control-loop topics
-CONTROL_SUB = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                         reliability=ReliabilityPolicy.BEST_EFFORT,
-                         durability=DurabilityPolicy.VOLATILE)
-#: markers and diagnostics
-INFO = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
-                  reliability=ReliabilityPolicy.RELIABLE,
-                  durability=DurabilityPolicy.VOLATILE)
+    globals()[name] = profile
+    return profile
