@@ -64,6 +64,16 @@ class FricNode(Node):
 
     default_name = ""
 
+    def __init_subclass__(cls, **kwargs):
+        """A node class must define its ``_setup`` and ``diagnostic_status`` (checked when the
+        class is defined, not when a half-built node would first call them)."""
+        super().__init_subclass__(**kwargs)
+        missing = [m for m in ("_setup", "diagnostic_status")
+                   if not callable(getattr(cls, m, None))]
+        if missing:
+            raise TypeError(f"{cls.__name__} derives from FricNode but does not define "
+                            f"{', '.join(missing)}")
+
     def __init__(self, node_name: str | None = None, **kwargs):
         super().__init__(node_name or self.default_name, **kwargs)
         try:
@@ -71,12 +81,6 @@ class FricNode(Node):
         except Exception:
             self.destroy_node()
             raise
-
-    def _setup(self) -> None:
-        raise NotImplementedError
-
-    def diagnostic_status(self) -> DiagnosticStatus:
-        raise NotImplementedError
 
     def publish_diagnostics(self) -> None:
         """One DiagnosticArray holding :meth:`diagnostic_status` on ``self._diag_pub``."""
