@@ -157,3 +157,14 @@ def test_reject_log_counts_per_reason_and_per_period():
     assert r.period_problem() == "3 rejected commands, last: data[0] is inf"
     assert r.period_problem() is None  # the period was reset
     assert warned[0] == ("rejected command: data[0] is nan", 1.0)
+
+
+def test_a_fric_node_class_without_its_hooks_is_refused_when_defined():
+    import pytest
+
+    from fric_nodes._node_util import FricNode
+
+    with pytest.raises(TypeError, match="does not define diagnostic_status"):
+        class Half(FricNode):  # noqa: F841 - defining it is the test
+            def _setup(self):
+                pass
