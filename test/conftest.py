@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 
 _HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(_HERE))  # test-support modules at this level (example_scripts)
+# test-support modules at this level (example_scripts) and in each folder (a test may reuse another
+# folder's helpers, e.g. integration's identify-and-render verdict the lossy runs of nodes/)
+for _p in (_HERE, _HERE / "core", _HERE / "nodes", _HERE / "integration"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ["ROS_DOMAIN_ID"] = str(os.getpid() % 100 + 1)

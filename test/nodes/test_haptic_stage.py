@@ -7,6 +7,7 @@ Functional tests run the stage at 200 Hz (5 physics steps of 1 ms per cycle, the
 1 kHz) so that timing holds on a loaded 2-core machine; lockstep makes the sim exact.
 """
 
+import gc
 import math
 import os
 import struct
@@ -115,6 +116,12 @@ def world(ros):
     forgotten can neither receive nor send anything (nor start a lockstep stage)."""
     made, ex = [], EventsExecutor()
     base = f"/t{next(_TEST_NS)}"
+    # as run_node does for a node process: what earlier tests allocated is moved out of the
+    # collector's way, so a full collection cannot land inside a test's timed closed loop (it
+    # did: late cycles and a backlog in the serial-over-emulator comparison, depending on which
+    # test files ran before in the same process)
+    gc.collect()
+    gc.freeze()
 
     class W:
         executor = ex
@@ -140,6 +147,7 @@ def world(ros):
     for n in made:
         ex.remove_node(n)
         n.destroy_node()
+    gc.unfreeze()
 
 
 def _local_diag(node):
