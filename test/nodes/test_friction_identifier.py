@@ -42,6 +42,7 @@ from fric_interfaces.identifier_params import SPECS, validate
 from fric_nodes.builders import check_excitation
 from fric_nodes.tools import pipeline
 from fric_nodes.friction_identifier import FrictionIdentifier
+from ros_support import diag, interrupt_all, made_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 BRASS = SAMPLES["brass"]
@@ -78,22 +79,7 @@ def test_excitation_checked_against_the_travel_naming_the_field():
 
 @pytest.fixture
 def make(ros):
-    nodes = []
-
-    def _make(**params):
-        n = FrictionIdentifier(parameter_overrides=[Parameter(k, value=v)
-                                                    for k, v in params.items()])
-        nodes.append(n)
-        return n
-
-    yield _make
-    for n in nodes:
-        n.destroy_node()
-
-
-def _diag(node):
-    st = node.diagnostic_status()
-    return st.level, st.message, {kv.key: kv.value for kv in st.values}
+    yield from made_nodes(FrictionIdentifier)
 
 
 def test_startup_parameters_and_read_only_results(make):
@@ -120,7 +106,7 @@ def test_bad_joint_states_rejected_with_diagnostic_and_no_stage_refused(make):
                                          stamp_ns=2))
     node._on_joint_state(joint_state_msg(["other"], [0.0], [0.0], [0.0], stamp_ns=3))
     node._on_joint_state(joint_state_msg(["stage_joint"], [0.0], [0.0], None, stamp_ns=4))
-    level, msg, d = _diag(node)
+    level, msg, d = diag(node)
     assert d["accepted joint_states"] == "1" and d["rejected inputs"] == "3"
     assert d["rejected non_finite"] == "1" and d["rejected missing_joint"] == "1"
     assert d["rejected empty_field"] == "1" and "effort: empty" in d["rejected empty_field last"]
@@ -130,7 +116,7 @@ def test_bad_joint_states_rejected_with_diagnostic_and_no_stage_refused(make):
     ok, text = node.identify()
     assert not ok and text.startswith("refused: no valid joint_states for joint 'stage_joint'")
     assert "stage_timeout = 0.2 s" in text
-    level, msg, d = _diag(node)
+    level, msg, d = diag(node)
     assert d["state"] == "refused" and msg.startswith("refused")
     assert node.get_parameter("result.success").value is False
     assert node.get_parameter("result.summary").value == text
@@ -341,15 +327,7 @@ def system(tmp_path_factory):
     probe = _Probe(domain)
     yield probe, tmp
     probe.close()
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-    for p in procs:
-        try:
-            p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    interrupt_all(procs)
     log.close()
     text = (tmp / "processes.log").read_text()
     assert all(p.returncode == 0 for p in procs), text[-4000:]

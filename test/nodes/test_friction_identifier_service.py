@@ -15,7 +15,6 @@ thread logs it, reports it on /diagnostics at ERROR level and keeps serving.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from rclpy.parameter import Parameter
 from std_srvs.srv import Trigger
 
 from fric_nodes.tools import pipeline
+from ros_support import interrupt_all
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -137,15 +137,7 @@ def test_refused_calls_then_runs_are_answered_and_a_call_during_a_run_is_busy(tm
         assert not ok and text.startswith("refused: amplitude"), text
     finally:
         client.close()
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        interrupt_all(procs)
         log.close()
     out = (tmp_path / "processes.log").read_text()
     assert "Logger severity" not in out and "Traceback" not in out, out[-3000:]

@@ -27,6 +27,7 @@ from std_msgs.msg import Float64MultiArray
 
 from fric_core.haptics.stage import HapticStageSim
 from fric_interfaces import names, qos
+from ros_support import terminate_output
 
 ROOT = Path(__file__).resolve().parents[2]
 RES = 2.57e-6  # encoder count (m)
@@ -165,12 +166,7 @@ def test_absurd_setpoints_rejected_and_forces_saturated_over_dds(ros):
         assert abs(peer.states[-1] - target) <= band, peer.states[-5:]
     finally:
         peer.close()
-        proc.terminate()
-        try:
-            out = proc.communicate(timeout=10)[0]
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out = proc.communicate()[0]
+        out = terminate_output(proc)
     assert "Traceback" not in out, out[-3000:]
     assert "data[0] = 1.7976931348623157e+308 m is outside the travel" in out, out[-3000:]
     assert "beyond max_force 9.48 N" in out, out[-3000:]

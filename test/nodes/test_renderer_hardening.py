@@ -36,6 +36,7 @@ from fric_core.laws import Coulomb, CoulombViscous, Stribeck
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import joint_state_msg
 from fric_nodes.friction_renderer import FrictionRenderer
+from ros_support import diag, made_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_000_000_000
@@ -50,22 +51,7 @@ def js(vel, k, pos=0.0, stamp_ns=None):
 
 @pytest.fixture
 def make(ros):
-    nodes = []
-
-    def _make(**params):
-        n = FrictionRenderer(parameter_overrides=[Parameter(k, value=v)
-                                                  for k, v in params.items()])
-        nodes.append(n)
-        return n
-
-    yield _make
-    for n in nodes:
-        n.destroy_node()
-
-
-def _diag(node):
-    st = node.diagnostic_status()
-    return st.level, st.message, {kv.key: kv.value for kv in st.values}
+    yield from made_nodes(FrictionRenderer)
 
 
 # ------------------------------------------------------------------ in-process, exact
@@ -84,7 +70,7 @@ def test_one_wild_sample_is_rejected_and_never_reaches_the_element(make, element
     held = node.last_command.copy()
     node._on_joint_state(js(1e300, 300))
     np.testing.assert_array_equal(node.last_command, held)  # the safe output: last command
-    level, message, d = _diag(node)
+    level, message, d = diag(node)
     assert level == DiagnosticStatus.WARN and d["rejected implausible"] == "1"
     assert "velocity 1e+300" in d["rejected implausible last"]
     assert "max_velocity 10" in d["rejected implausible last"]
@@ -98,7 +84,7 @@ def test_plausibility_limit_is_a_live_parameter_with_a_range(make):
     node = make(watchdog_timeout=30.0)
     assert node.set_parameters([Parameter("max_velocity", value=0.5)])[0].successful
     node._on_joint_state(js(0.6, 0))
-    assert _diag(node)[2]["rejected implausible"] == "1"
+    assert diag(node)[2]["rejected implausible"] == "1"
     node._on_joint_state(js(0.4, 1))
     assert node.last_command[0] != 0.0  # accepted and rendered
     r = node.set_parameters([Parameter("max_velocity", value=0.0)])[0]
@@ -114,10 +100,10 @@ def test_admittance_force_beyond_max_force_is_rejected_not_saturated(make):
     node._on_effort_state(joint_state_msg(["stage_joint"], [0.2], [0.0], [1e300],
                                           stamp_ns=T0 + DT_NS))
     np.testing.assert_array_equal(node.last_command, sp)  # held setpoint
-    assert "effort 1e+300" in _diag(node)[2]["rejected implausible last"]
+    assert "effort 1e+300" in diag(node)[2]["rejected implausible last"]
     node._on_effort_state(joint_state_msg(["stage_joint"], [0.2], [0.0], [50.0],
                                           stamp_ns=T0 + 2 * DT_NS))
-    d = _diag(node)[2]
+    d = diag(node)[2]
     assert d["saturated cycles total"] == "1"  # 50 N > max_effort 10 N: saturated, reported
 
 
@@ -129,14 +115,14 @@ def test_admittance_setpoint_never_starts_from_an_implausible_position(make):
     node._on_effort_state(joint_state_msg(["stage_joint"], [1e300], [0.0], [1.0],
                                           stamp_ns=T0))
     assert np.isfinite(node.last_command).all() and abs(node.last_command[0]) < 1.0
-    assert "position 1e+300" in _diag(node)[2]["rejected implausible last"]
+    assert "position 1e+300" in diag(node)[2]["rejected implausible last"]
     node._on_effort_state(joint_state_msg(["stage_joint"], [0.002], [0.0], [1.0],
                                           stamp_ns=T0 + DT_NS))
     assert abs(node.last_command[0] - 0.002) < 1e-6  # started from the good position
     wnode = make(mode="admittance", admittance_input="wrench", watchdog_timeout=30.0,
                  max_position=0.5)
     wnode._on_position(joint_state_msg(["stage_joint"], [0.7], [0.0], None, stamp_ns=T0))
-    d = _diag(wnode)[2]
+    d = diag(wnode)[2]
     assert "position 0.7" in d["rejected implausible last"] and "max_position 0.5" in \
         d["rejected implausible last"]
     assert wnode._pos_mono is None  # no setpoint may start from it
@@ -160,7 +146,7 @@ def test_huge_viscous_force_is_clamped_to_max_effort_and_reported(make):
                 **{"stage_joint.law": "coulomb_viscous", "stage_joint.D": 1e4})
     node._on_joint_state(js(9e5, 0))
     assert node.last_command[0] == -10.0
-    level, message, d = _diag(node)
+    level, message, d = diag(node)
     assert d["saturation"] == "active" and "saturated at max_effort 10" in message
 
 
@@ -176,7 +162,7 @@ def test_future_stamp_is_one_rejected_input_not_a_billion_lost_cycles(make):
     for k in range(101, 200):
         node._on_joint_state(js(-0.05, k))
         assert node.last_command[0] == -ref.step(-0.05), k
-    level, message, d = _diag(node)
+    level, message, d = diag(node)
     assert d["lost cycles"] == "1"  # cycle 100 (the rejected one)
     assert d["rejected stamp_jump"] == "1" and "1e+06 s" in d["rejected stamp_jump last"]
     assert d["accepted inputs"] == "199" and not node.watchdog_tripped
@@ -189,7 +175,7 @@ def test_future_stamp_on_the_first_input_re_anchors(make):
     node._on_joint_state(js(0.05, 0, stamp_ns=T0 + 10 ** 15))
     for k in range(1, 50):
         node._on_joint_state(js(0.05, k))
-    d = _diag(node)[2]
+    d = diag(node)[2]
     assert d["accepted inputs"] == "50" and d["stamp re-anchors"] == "1"
     assert d["lost cycles"] == "0" and "rejected inputs" in d and d["rejected inputs"] == "0"
 
@@ -201,7 +187,7 @@ def test_past_stamp_far_back_is_rejected_and_stream_continues(make):
     node._on_joint_state(js(0.05, 10, stamp_ns=5))
     for k in range(11, 20):
         node._on_joint_state(js(0.05, k))
-    d = _diag(node)[2]
+    d = diag(node)[2]
     assert d["accepted inputs"] == "19" and d["rejected stamp_not_increasing"] == "1"
 
 
@@ -348,7 +334,7 @@ def test_leftover_of_the_dead_stream_after_a_trip_renders_no_effort(make):
     assert node.watchdog_tripped and node.last_command[0] == 0.0
     node._on_joint_state(js(0.05, 80))  # the leftover
     assert node.last_command[0] == 0.0 and node.watchdog_tripped
-    d = _diag(node)[2]
+    d = diag(node)[2]
     assert d["rejected stamp_stale"] == "1"
     ref = MasslessImpedance(K, B, Coulomb(4.0), DT)
     for k in range(300, 310):  # the stream resumes 0.22 s later: rendered from rest

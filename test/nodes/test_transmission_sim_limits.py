@@ -23,6 +23,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from fric_interfaces import names, qos
+from ros_support import terminate_output
 
 ROOT = Path(__file__).resolve().parents[2]
 RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
@@ -124,12 +125,7 @@ def test_effort_clipped_and_end_stops_hold_for_any_finite_torque_over_dds(ros):
         assert int(last.value) >= 20, last.value  # one per command message (100 Hz, >= 1 s)
     finally:
         peer.close()
-        proc.terminate()
-        try:
-            out = proc.communicate(timeout=10)[0]
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out = proc.communicate()[0]
+        out = terminate_output(proc)
     assert "Traceback" not in out, out[-3000:]
     assert "effort command beyond the URDF effort limit, clipped: joint1 1e+300 N m to 1000" \
         in out, out[-3000:]
