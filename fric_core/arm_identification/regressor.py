@@ -1,0 +1,155 @@
+"""Design-matrix columns for arm friction identification (issue 15, step 1).
+
+* :func:`rigid_body_regressor`: Pinocchio's joint torque regressor ``Y(q, q̇, q̈)`` (n × 10·n_b,
+  ``τ = Y π`` with π the bodies' dynamic parameters ``m, m·c, I`` in Pinocchio's order), stacked
+  over samples: row ``k·n + j`` is joint j at sample k.
+* :func:`base_parameters`: the identifiable base set. Many columns of Y are zero or linear
+  combinations of others for every motion the arm can make; a QR decomposition with column
+  pivoting of Y stacked over random configurations, velocities and accelerations (within the joint
+  limits; the kinematics only, so the URDF's inertias play no part) gives the rank r, the
+  independent columns ``Y_b`` and ``K`` with ``Y_d = Y_b K``; then ``Y π = Y_b β`` with
+  ``β = π_b + K π_d`` (:attr:`BaseParameters.map`, r × 10·n_b, β = map @ π).
+* :func:`friction_columns`: paper 003's asymmetric Coulomb + viscous law per joint,
+  ``τ_f = Cp + bp·v`` (v > Δv), ``−Cn + bn·v`` (v < −Δv), ``Cp``, ``Cn`` positive magnitudes; the
+  rows with ``|v| <= Δv`` (the Δv band, where static friction acts) are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+import scipy.linalg
+
+__all__ = ["BaseParameters", "base_parameters", "rigid_body_regressor", "friction_columns",
+           "FRICTION_PARAMS"]
+
+#: Friction parameters per joint, in the order of :func:`friction_columns`' columns.
+FRICTION_PARAMS = ("Cp", "bp", "Cn", "bn")
+
+
+def rigid_body_regressor(dyn, q, v, a) -> np.ndarray:
+    """Joint torque regressor stacked over samples.
+
+    Parameters
+    ----------
+    dyn : fric_core.transmission.urdf_dynamics.UrdfDynamics
+        The arm (its joint order is the columns' order of ``q``, ``v``, ``a``).
+    q, v, a : (N, n) array_like
+        Joint positions [rad or m], velocities and accelerations.
+
+    Returns
+    -------
+    (N·n, 10·n_b) ndarray
+        Row ``k·n + j``: joint j at sample k; ``τ = Y π`` with π the dynamic parameters of
+        Pinocchio's n_b bodies (``inertia.toDynamicParameters()`` of each, in body order).
+    """
+    q, v, a = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, v, a))
+    model, data, n = dyn.model, dyn.data, dyn.n
+    out = np.empty((q.shape[0] * n, 10 * (model.njoints - 1)))
+    perm = dyn._perm
+    for k in range(q.shape[0]):
+        Y = pin.computeJointTorqueRegressor(model, data, dyn._config(q[k]), dyn._velocity(v[k]),
+                                            dyn._velocity(a[k]))
+        out[k * n:(k + 1) * n] = Y if perm is None else Y[perm]
+    return out
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """The identifiable base set of an arm's dynamic parameters (see the module docstring).
+
+    ``index``: the base columns of the full regressor (r of them); ``map``: (r, 10·n_b) with
+    ``β = map @ π``; ``names``: ``"<body>.<param>"`` of each base column (the base parameter is
+    that one plus the combination of dependent ones given by its row of ``map``).
+    """
+
+    index: np.ndarray
+    map: np.ndarray
+    names: tuple
+
+    def reduce(self, Y: np.ndarray) -> np.ndarray:
+        """The base columns ``Y_b`` of a full regressor ``Y``."""
+        return Y[:, self.index]
+
+    def beta(self, pi) -> np.ndarray:
+        """Base parameters ``β = map @ π`` of full dynamic parameters π."""
+        return self.map @ np.asarray(pi, dtype=float)
+
+
+_PI_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
+
+
+def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -> BaseParameters:
+    """The identifiable base set by QR with column pivoting on random motions.
+
+    Parameters
+    ----------
+    dyn : fric_core.transmission.urdf_dynamics.UrdfDynamics
+        The arm.
+    samples : int
+        Number of random (q, q̇, q̈) samples (within the joint limits; ±π for unlimited joints,
+        velocities and accelerations standard normal).
+    seed : int
+        Seed of the random samples (the result does not depend on it for generic motions).
+    tol : float
+        Relative rank tolerance on the diagonal of R (against its largest element).
+
+    Returns
+    -------
+    BaseParameters
+        Base column indices, the full-to-base map and the columns' names.
+    """
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
+    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
+    q = rng.uniform(lo, hi, size=(samples, dyn.n))
+    v = rng.standard_normal((samples, dyn.n))
+    a = rng.standard_normal((samples, dyn.n))
+    Y = rigid_body_regressor(dyn, q, v, a)
+    _, R, P = scipy.linalg.qr(Y, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    r = int(np.sum(d > tol * d[0])) if d.size and d[0] > 0 else 0
+    idx_b, idx_d = P[:r], P[r:]
+    K = scipy.linalg.solve_triangular(R[:r, :r], R[:r, r:]) if r else np.zeros((0, idx_d.size))
+    full = np.zeros((r, Y.shape[1]))
+    full[:, idx_b] = np.eye(r)
+    full[:, idx_d] = K
+    full[np.abs(full) < 1e-10] = 0.0
+    order = np.argsort(idx_b)  # base columns in the regressor's own order
+    idx_b, full = idx_b[order], full[order]
+    bodies = [dyn.model.names[j] for j in range(1, dyn.model.njoints)]
+    names = tuple(f"{bodies[i // 10]}.{_PI_NAMES[i % 10]}" for i in idx_b)
+    return BaseParameters(index=idx_b, map=full, names=names)
+
+
+def friction_columns(v, dv: float):
+    """Columns of the asymmetric Coulomb + viscous law per joint (paper 003's model).
+
+    Parameters
+    ----------
+    v : (N, n) array_like
+        Joint velocities.
+    dv : float
+        Half width Δv of the band around zero velocity whose rows are left out (≥ 0).
+
+    Returns
+    -------
+    columns : (N·n, 4·n) ndarray
+        Rows as in :func:`rigid_body_regressor`; columns ``4j … 4j+3`` carry joint j's
+        ``Cp, bp, Cn, bn`` (:data:`FRICTION_PARAMS`): ``[1, v, 0, 0]`` for v > Δv and
+        ``[0, 0, −1, v]`` for v < −Δv, zero on the other joints' rows.
+    keep : (N·n,) bool ndarray
+        False on the rows inside the band (|v| <= Δv).
+    """
+    v = np.atleast_2d(np.asarray(v, dtype=float))
+    N, n = v.shape
+    pos, neg = v > dv, v < -dv
+    cols = np.zeros((N, n, 4 * n))
+    j = np.arange(n)
+    cols[:, j, 4 * j] = pos
+    cols[:, j, 4 * j + 1] = np.where(pos, v, 0.0)
+    cols[:, j, 4 * j + 2] = -neg.astype(float)
+    cols[:, j, 4 * j + 3] = np.where(neg, v, 0.0)
+    return cols.reshape(N * n, 4 * n), (pos | neg).reshape(N * n)
