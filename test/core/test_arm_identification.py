@@ -35,10 +35,10 @@ def _trajectory(n, T=20.0, rate=200.0, seed=0):
     return q, v, a
 
 
-def _friction(v, names):
+def _friction(v, names, true=TRUE):
     f = np.zeros_like(v)
     for j, name in enumerate(names):
-        p = TRUE[name]
+        p = true[name]
         f[:, j] = np.where(v[:, j] > 0, p["Cp"] + p["bp"] * v[:, j],
                            np.where(v[:, j] < 0, -p["Cn"] + p["bn"] * v[:, j], 0.0))
     return f
@@ -169,3 +169,29 @@ def test_bad_options_are_named(dyn, data):
         fit_arm_friction(*data, dyn, method="eiv")
     with pytest.raises(ValueError, match="dv: expected"):
         fit_arm_friction(*data, dyn, dv=-1.0)
+
+
+def test_seven_joint_arm_with_inertias_20_percent_off():
+    """The shipped 7-DOF arm (gravity acting): identify recovers every joint's friction with a
+    URDF whose inertias are all 20 % high, as well as with the true one; trusting it does not."""
+    true_dyn, wrong = UrdfDynamics("arm7"), UrdfDynamics("arm7")
+    for i in range(1, wrong.model.njoints):
+        wrong.model.inertias[i] = pin.Inertia.FromDynamicParameters(
+            1.2 * wrong.model.inertias[i].toDynamicParameters())
+    wrong.data = wrong.model.createData()
+    true = {n: dict(Cp=0.5 + 0.1 * i, Cn=0.4 + 0.05 * i, bp=0.2 + 0.05 * i, bn=0.3 - 0.02 * i)
+            for i, n in enumerate(true_dyn.joint_names)}
+    q, v, a = _trajectory(true_dyn.n, seed=4)
+    tau = np.array([pin.rnea(true_dyn.model, true_dyn.data, q[k], v[k], a[k])
+                    for k in range(q.shape[0])])
+    tau += _friction(v, true_dyn.joint_names, true)
+    tau += np.random.default_rng(5).normal(0.0, NOISE, tau.shape)
+    fit = fit_arm_friction(q, v, a, tau, wrong, dynamics="identify", dv=0.02)
+    assert fit.cond < 1e3
+    for n, p in true.items():
+        for k, val in p.items():
+            tol = max(0.05 * val, 0.02) if k in ("Cp", "Cn") else max(0.10 * val, 0.01)
+            assert abs(fit.joints[n][k] - val) <= tol, (n, k, fit.joints[n][k], val)
+            assert abs(fit.joints[n][k] - val) < 4 * fit.std[n][k], (n, k)
+    biased = fit_arm_friction(q, v, a, tau, wrong, dynamics="urdf", dv=0.02)
+    assert any(abs(biased.joints[n][k] - p[k]) > 0.10 * p[k] for n, p in true.items() for k in p)
