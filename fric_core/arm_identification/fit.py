@@ -20,7 +20,7 @@ Not yet here (issue 15): the errors-in-variables estimator (eq. (6)), the gear m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Optional
 
 import numpy as np
@@ -54,7 +54,6 @@ class ArmFrictionFit:
     base: Optional[BaseParameters] = None
     beta: Optional[np.ndarray] = None
     beta_std: Optional[np.ndarray] = None
-    extra: Dict[str, object] = field(default_factory=dict)
 
 
 def _check(q, v, a, tau, n):
