@@ -19,7 +19,7 @@ setup(
     python_requires=">=3.11",
     # rosbags: reading ROS 2 bags offline for identification (pure Python, no ROS install);
     # pin (Pinocchio): URDF rigid-body dynamics for the transmission arms
-    install_requires=["numpy", "scipy", "matplotlib", "pyserial", "rosbags", "pin"],
+    install_requires=["numpy", "scipy", "matplotlib", "pyserial", "rosbags", "pin", "pyyaml"],
     extras_require={
         # ROS 2 kilted for Python 3.11 from PyPI; a colcon build uses package.xml instead.
         "ros": [

@@ -6,7 +6,10 @@ friction columns of paper 003's asymmetric model per joint; fit: :func:`fit_arm_
 """
 
 from .fit import ArmFrictionFit, fit_arm_friction
+from .joint_friction import (JointFriction, JointFrictionSet, read_joint_friction,
+                             write_joint_friction)
 from .regressor import BaseParameters, base_parameters, friction_columns, rigid_body_regressor
 
 __all__ = ["ArmFrictionFit", "fit_arm_friction", "BaseParameters", "base_parameters",
-           "friction_columns", "rigid_body_regressor"]
+           "friction_columns", "rigid_body_regressor", "JointFriction", "JointFrictionSet",
+           "read_joint_friction", "write_joint_friction"]
