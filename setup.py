@@ -44,6 +44,8 @@ setup(
             "friction_identifier = fric_nodes.friction_identifier:main",
             "transmission_sim = fric_nodes.transmission_sim:main",
             "fric_recorder = fric_nodes.recorder:main",
+            "friction_compensator = fric_nodes.friction_compensator:main",
+            "trajectory_tracker = fric_nodes.trajectory_tracker:main",
         ],
     },
     zip_safe=True,
