@@ -32,6 +32,7 @@ setup(
             "ros-diagnostic-msgs",
             "ros-std-srvs",
             "ros-rcl-interfaces",
+            "ros-trajectory-msgs",
         ],
         "dev": ["pytest", "ruff", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
     },
