@@ -1,0 +1,333 @@
+"""Report of an arm's joint friction identification (issue 15): figures and a text summary.
+
+What ``fric identify RECORDING --urdf URDF --out DIR`` writes beside ``joint_friction.yaml``:
+
+* ``friction_velocity.png`` — per joint, the friction torque against velocity: the measured
+  joint torque with the identified rigid-body torque removed (``τ − τ_rb``, the points), and the
+  fitted law of paper 003, ``Cp + bp·v`` for v > Δv and ``−Cn + bn·v`` for v < −Δv (the lines),
+  with the Δv band left out of the fit shaded (paper 003 Figs. 6–8 (b), one panel per joint);
+* ``holdout.png`` — per joint, the measured torque and the model's prediction on the held-out
+  part of the recording (not used by the fit), with the RMS of their difference;
+* ``report.md`` — the identified values ± standard deviation per joint, which quantities the data
+  determine (with ``--model gear --dynamics identify`` only η_f·η_b: a scale s of the rigid body
+  is undone by η_f·s, η_b/s, so η_f and η_b are printed as "not determined", never as numbers),
+  the held-out RMS per joint beside the residual std of the fitted part, and the warnings.
+
+The data go in as an :class:`ArmReport` (plain arrays and the
+:class:`~.joint_friction.JointFrictionSet` that was written), so the report does not depend on
+how the fit was made. matplotlib through its object API on the Agg canvas (no pyplot, no display).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+
+from .joint_friction import JointFriction, JointFrictionSet
+
+__all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "friction_velocity_figure",
+           "holdout_figure", "summary_markdown", "write_arm_report"]
+
+#: the files :func:`write_arm_report` writes, in the order it returns them
+ARM_REPORT_FILES = ("friction_velocity.png", "holdout.png", "report.md")
+
+#: (name, unit, meaning) of the per-joint table's rows
+_QUANTITIES = (
+    ("Cp", "N·m", "kinetic level, v > 0"),
+    ("Cn", "N·m", "kinetic level magnitude, v < 0"),
+    ("bp", "N·m·s/rad", "viscosity, v > 0"),
+    ("bn", "N·m·s/rad", "viscosity, v < 0"),
+)
+_GEAR_QUANTITIES = (
+    ("eta_f", "", "forward efficiency (motor drives the load)"),
+    ("eta_b", "", "backward efficiency (load back-drives)"),
+    ("eta_product", "", "η_f·η_b"),
+)
+
+
+@dataclass
+class ArmReport:
+    """What the report shows (arrays: rows are samples, columns the joints in ``joints`` order).
+
+    ``friction``: the identified set (as written to ``joint_friction.yaml``); ``v_fit``,
+    ``tau_friction``: velocity [rad/s] and measured torque minus the identified rigid-body torque
+    [N·m] on the fitted part; ``t_holdout``, ``tau_holdout``, ``pred_holdout``: time [s],
+    measured and predicted torque on the held-out part (empty arrays when nothing was held out);
+    ``residual_std``: per joint, the fit's residual std on the fitted part [N·m]; ``notes``:
+    further lines on what the data determine; ``warnings``: one line each.
+    """
+
+    friction: JointFrictionSet
+    v_fit: np.ndarray
+    tau_friction: np.ndarray
+    t_holdout: np.ndarray
+    tau_holdout: np.ndarray
+    pred_holdout: np.ndarray
+    source: str = ""
+    urdf: str = ""
+    n_samples: int = 0
+    duration: float = math.nan
+    cond: float = math.nan
+    residual_std: Dict[str, float] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+    @property
+    def joints(self) -> List[str]:
+        """The joint names, in the arrays' column order."""
+        return self.friction.names
+
+
+def holdout_rms(measured, predicted) -> np.ndarray:
+    """Per joint, the RMS of ``measured − predicted`` over the samples where both are finite.
+
+    Parameters
+    ----------
+    measured, predicted : (N, n) array_like
+        Measured and predicted joint torques [N·m].
+
+    Returns
+    -------
+    (n,) ndarray
+        RMS error per joint [N·m]; NaN for a joint without a finite sample.
+    """
+    m = np.atleast_2d(np.asarray(measured, dtype=float))
+    p = np.atleast_2d(np.asarray(predicted, dtype=float))
+    if m.shape != p.shape:
+        raise ValueError(f"predicted: expected the shape of measured {m.shape}, got {p.shape}")
+    d = m - p
+    ok = np.isfinite(d)
+    count = ok.sum(axis=0)
+    ss = np.where(ok, d, 0.0) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, np.sqrt(ss.sum(axis=0) / np.maximum(count, 1)), np.nan)
+
+
+def _figure(n: int, height_per_row: float = 2.6):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    cols = 1 if n == 1 else 2
+    rows = -(-n // cols)
+    fig = Figure(figsize=(5.0 * cols, 0.8 + height_per_row * rows), dpi=100,
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False).ravel())
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes[:n]
+
+
+def _law_lines(ax, jf: JointFriction, v: np.ndarray, dv: float) -> None:
+    finite = v[np.isfinite(v)]
+    if finite.size == 0:
+        return
+    vmin, vmax = float(finite.min()), float(finite.max())
+    label = (f"fit: Cp {jf.Cp:.3g}, bp {jf.bp:.3g} / Cn {jf.Cn:.3g}, bn {jf.bn:.3g}")
+    if vmax > dv:
+        vp = np.linspace(dv, vmax, 40)
+        ax.plot(vp, jf.Cp + jf.bp * vp, color="tab:red", lw=1.6, zorder=3, label=label)
+        label = None
+    if vmin < -dv:
+        vn = np.linspace(vmin, -dv, 40)
+        ax.plot(vn, -jf.Cn + jf.bn * vn, color="tab:red", lw=1.6, zorder=3, label=label)
+
+
+def friction_velocity_figure(report: ArmReport, title: str = ""):
+    """Per joint: measured torque minus the identified rigid-body torque against velocity, with
+    the fitted law of paper 003 and the Δv band shaded; returns the Figure.
+
+    Parameters
+    ----------
+    report : ArmReport
+        The data (``v_fit``, ``tau_friction``, ``friction``).
+    title : str, optional
+        The figure's title (none when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per joint, on an Agg canvas.
+    """
+    names = report.joints
+    v = np.asarray(report.v_fit, dtype=float).reshape(-1, len(names))
+    f = np.asarray(report.tau_friction, dtype=float).reshape(-1, len(names))
+    dv = float(report.friction.dv or 0.0)
+    fig, axes = _figure(len(names))
+    for j, (ax, name) in enumerate(zip(axes, names)):
+        step = max(1, v.shape[0] // 4000)  # enough points to see the spread, a light file
+        ax.plot(v[::step, j], f[::step, j], lw=0.0, marker=".", ms=1.5, alpha=0.35,
+                color="tab:blue", zorder=1, label="τ − τ_rigid body")
+        if dv > 0:
+            ax.axvspan(-dv, dv, color="0.85", zorder=0, label=f"left out, |v| ≤ Δv = {dv:.3g}")
+        _law_lines(ax, report.friction.joints[name], v[:, j], dv)
+        ax.axhline(0.0, color="0.6", lw=0.6, zorder=0)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("velocity [rad/s]")
+        ax.set_ylabel("friction torque [N·m]")
+        ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
+    fig.suptitle(title or "joint friction: data with the identified rigid-body torque removed",
+                 fontsize=11)
+    return fig
+
+
+def holdout_figure(report: ArmReport, title: str = ""):
+    """Per joint: measured and predicted torque on the held-out part, RMS error in the title;
+    returns the Figure.
+
+    Parameters
+    ----------
+    report : ArmReport
+        The data (``t_holdout``, ``tau_holdout``, ``pred_holdout``).
+    title : str, optional
+        The figure's title (none when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per joint, on an Agg canvas.
+    """
+    names = report.joints
+    t = np.asarray(report.t_holdout, dtype=float).ravel()
+    meas = np.asarray(report.tau_holdout, dtype=float).reshape(-1, len(names))
+    pred = np.asarray(report.pred_holdout, dtype=float).reshape(-1, len(names))
+    rms = holdout_rms(meas, pred) if t.size else np.full(len(names), np.nan)
+    fig, axes = _figure(len(names))
+    for j, (ax, name) in enumerate(zip(axes, names)):
+        if t.size:
+            ax.plot(t, meas[:, j], color="tab:blue", lw=2.5, alpha=0.4, zorder=1,
+                    label="measured")
+            ax.plot(t, pred[:, j], color="0.1", lw=0.7, zorder=2, label="predicted")
+            ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
+        ax.set_title(f"{name}: RMS error {rms[j]:.3g} N·m" if t.size else
+                     f"{name}: nothing held out", fontsize=10)
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("joint torque [N·m]")
+    fig.suptitle(title or "held-out part of the recording (not used by the fit)", fontsize=11)
+    return fig
+
+
+def _cell(jf: JointFriction, name: str) -> str:
+    val = getattr(jf, name)
+    if val is None:
+        return "not determined"
+    sd = jf.std.get(name)
+    return f"{val:.4g} ± {sd:.2g}" if sd is not None and math.isfinite(sd) else f"{val:.4g}"
+
+
+def _determined_lines(fs: JointFrictionSet) -> List[str]:
+    lines = ["Every joint's Coulomb levels Cp, Cn and viscosities bp, bn (paper 003's asymmetric "
+             "law) are determined by the data; their standard deviations are in the table."]
+    if fs.model != "gear":
+        return lines
+    both = [n for n, jf in fs.joints.items() if jf.has_gear]
+    prod = [n for n, jf in fs.joints.items() if not jf.has_gear and jf.eta_product is not None]
+    none = [n for n, jf in fs.joints.items() if not jf.has_gear and jf.eta_product is None]
+    if both:
+        lines.append(f"η_f and η_b are determined for {', '.join(both)} (the URDF's rigid-body "
+                     "parameters trusted).")
+    if prod:
+        lines.append(f"Only the product η_f·η_b is determined for {', '.join(prod)}: the "
+                     "rigid-body parameters were identified too, and scaling them by s is exactly "
+                     "undone by η_f·s and η_b/s. The individual efficiencies need trusted "
+                     "rigid-body parameters (`--dynamics urdf`) or a known payload.")
+    if none:
+        lines.append(f"No efficiency is determined for {', '.join(none)}.")
+    return lines
+
+
+def summary_markdown(report: ArmReport, title: str = "Joint friction identification") -> str:
+    """The text summary (Markdown): the table of identified values ± std per joint, what the data
+    determine, held-out RMS error per joint and the warnings.
+
+    Parameters
+    ----------
+    report : ArmReport
+        The data.
+    title : str, optional
+        The heading.
+
+    Returns
+    -------
+    str
+        Markdown text, ending with a newline.
+    """
+    fs = report.friction
+    names = report.joints
+    lines = [f"# {title}", ""]
+    if report.source:
+        lines.append(f"Data: {report.source}")
+    if report.urdf:
+        lines.append(f"URDF: {report.urdf}")
+    facts = [f"model {fs.model}", f"dynamics {fs.dynamics}", f"method {fs.method}"]
+    if fs.dv is not None:
+        facts.append(f"Δv = {fs.dv:.3g} rad/s")
+    if report.n_samples:
+        facts.append(f"{report.n_samples} samples"
+                     + (f" over {report.duration:.4g} s" if math.isfinite(report.duration)
+                        else ""))
+    if math.isfinite(report.cond):
+        facts.append(f"condition number {report.cond:.3g}")
+    lines += [", ".join(facts) + ".", "", "## Identified friction", ""]
+    quantities = _QUANTITIES + (_GEAR_QUANTITIES if fs.model == "gear" else ())
+    head = ["quantity", "unit"] + names
+    rows = [head, ["---"] * len(head)]
+    for q, unit, _ in quantities:
+        rows.append([q, unit] + [_cell(fs.joints[n], q) for n in names])
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["", "Values ± one standard deviation. " + "; ".join(
+        f"{q}: {meaning}" for q, _, meaning in quantities) + ".", "",
+        "## What the data determine", ""]
+    lines += [f"- {s}" for s in _determined_lines(fs) + list(report.notes)]
+    lines += ["", "## Prediction on the held-out part", ""]
+    t = np.asarray(report.t_holdout, dtype=float).ravel()
+    if t.size:
+        rms = holdout_rms(report.tau_holdout, report.pred_holdout)
+        lines.append(f"{t.size} samples ({t[-1] - t[0]:.4g} s) not used by the fit. A model that "
+                     "captures the physics predicts them to within the torque noise: the "
+                     "held-out RMS error is then close to the fit's residual std.")
+        lines += ["", "| joint | held-out RMS error [N·m] | fit residual std [N·m] |",
+                  "| --- | --- | --- |"]
+        for j, n in enumerate(names):
+            rs = report.residual_std.get(n)
+            lines.append(f"| {n} | {rms[j]:.3g} | "
+                         + (f"{rs:.3g}" if rs is not None else "") + " |")
+    else:
+        lines.append("Nothing was held out.")
+    lines += ["", "## Warnings", ""]
+    lines += [f"- {w}" for w in report.warnings] or ["None."]
+    lines += ["", "![friction torque against velocity](friction_velocity.png)", "",
+              "![held-out prediction](holdout.png)", ""]
+    return "\n".join(lines)
+
+
+def write_arm_report(report: ArmReport, out_dir, title: str = "") -> List[Path]:
+    """Write :data:`ARM_REPORT_FILES` into ``out_dir`` (created) and return their paths.
+
+    Parameters
+    ----------
+    report : ArmReport
+        The data.
+    out_dir : str or path-like
+        Directory to write into (created with its parents when missing).
+    title : str, optional
+        Heading of ``report.md`` (default "Joint friction identification").
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths of :data:`ARM_REPORT_FILES` in ``out_dir``, in that order.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / name for name in ARM_REPORT_FILES]
+    friction_velocity_figure(report).savefig(paths[0])
+    holdout_figure(report).savefig(paths[1])
+    paths[2].write_text(summary_markdown(report, title or "Joint friction identification"),
+                        encoding="utf-8")
+    return paths
+
