@@ -1,0 +1,550 @@
+"""Velocity and acceleration of recorded joint positions, by zero-phase filtering (issue 15).
+
+Paper 003 (Richard et al.) identifies friction from ``F = m a + F_friction`` with the velocity
+and acceleration as regressors; an arm's recording (ros2_control's ``joint_states``) often has
+positions only, or an unfiltered velocity, and never an acceleration. This module derives them.
+
+* :func:`segments` — cut the record where the stamps jump (lost samples, a paused recorder) or
+  go backwards; every segment is filtered on its own (a filter run across a gap rings).
+* :func:`differentiate` — per segment, a zero-phase low-pass (Butterworth of order ``order`` at
+  ``cutoff_hz``, run forwards and backwards: ``scipy.signal.sosfiltfilt``), then central
+  differences of the filtered positions: ``v_k = (q_{k+1} − q_{k−1}) / 2dt``,
+  ``a_k = (q_{k+1} − 2 q_k + q_{k−1}) / dt²``. Why Butterworth rather than Savitzky–Golay: its
+  pass band is maximally flat — at f = cutoff/4 the forward-backward gain is
+  ``1/(1 + 4^{−2·order}) = 1 − 1.5e−5`` for order 4 — so the arm's motion (a few Hz) passes
+  unscaled, while a Savitzky–Golay window trades a drooping pass band against a slow stop band;
+  and a cutoff in Hz is the same number for the effort filter. Forwards-backwards: zero phase,
+  so v, a and the effort stay aligned in time (a causal filter delays v by its group delay and
+  turns ``m·a`` into friction). Non-uniform stamps inside a segment (jitter, one lost sample)
+  are interpolated onto a uniform grid before filtering and back afterwards.
+* Noise variances (``var_v``, ``var_a``, for paper 003's errors-in-variables estimator eq. (6)):
+  the positions' white-noise level σ_q² (encoder quantisation: Δ²/12 for resolution Δ when the
+  joint moves several counts per sample) is estimated from k-th divided differences of the raw
+  samples, which annihilate any polynomial of degree < k for any spacing, so what is left is
+  noise, ``σ̂² = Σ d_i² / Σ_i Σ_j w_ij²`` (w: the divided-difference weights); the smallest of
+  k = 2…6 (the motion leaks less into higher orders). It is then propagated through the linear
+  filter-and-difference operator: ``var_v = σ̂² Σ_k h_v[k]²`` with h_v the operator's impulse
+  response (likewise h_a). With a measured velocity (``prepare(..., v=...)``) the same applies
+  one order lower. The estimate assumes white noise; noise correlated from sample to sample
+  (a velocity from encoder differences) makes it conservative (too large).
+* :func:`prepare` — a whole recording: segments, drop those too short, filter (the effort with
+  the same filter, so every column of the design sees the same pass band: the torque's content
+  above the cutoff has no counterpart in the filtered ``a``), trim each segment's ends where the
+  filter's edge transient lives (:attr:`DerivativeFilter.edge`), concatenate.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.signal
+
+__all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData",
+           "DerivativeFilter", "derivative_filter", "position_noise_variance",
+           "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE"]
+
+#: Default low-pass cutoff [Hz]: well above an excitation trajectory's band (harmonics up to
+#: ~1–2 Hz, :mod:`.excitation`) so the motion passes unscaled (gain 1 − (f/fc)^8 ≈ 1 − 4e−11 at
+#: 1 Hz), low enough that quantisation noise in ``a`` stays small (σ_a ≈ 0.02 rad/s² for a
+#: 17-bit encoder at 1 kHz).
+DEFAULT_CUTOFF_HZ = 20.0
+#: Default Butterworth order (of each pass; forwards-backwards doubles it).
+DEFAULT_ORDER = 4
+#: A step longer than this many median steps is a gap (:func:`segments`).
+GAP_FACTOR = 5.0
+#: Edge trim: the samples at each end of a segment where the response of the forwards-backwards
+#: filter to a unit step (the odd padding's jump in curvature) still deviates by more than this
+#: (:attr:`DerivativeFilter.edge`): the derived ``a`` there is off by < 2e−3 × |a| at the end.
+EDGE_TOLERANCE = 1e-3
+_JITTER = 1e-3  # relative deviation of stamps from the uniform grid below which none is needed
+
+
+def segments(t, max_gap: float | None = None) -> list[slice]:
+    """Cut a record into runs of increasing stamps without gaps.
+
+    Parameters
+    ----------
+    t : (N,) array_like
+        Sample times [s].
+    max_gap : float, optional
+        Longest step [s] inside a segment. Default: :data:`GAP_FACTOR` × the median positive
+        step.
+
+    Returns
+    -------
+    list of slice
+        Row slices, in order, covering every row: a new slice starts after every step longer
+        than ``max_gap`` and at every stamp not later than the one before it.
+    """
+    t = np.asarray(t, dtype=float).ravel()
+    if t.size < 2:
+        return [slice(0, int(t.size))] if t.size else []
+    steps = np.diff(t)
+    if max_gap is None:
+        pos = steps[steps > 0.0]
+        max_gap = GAP_FACTOR * float(np.median(pos)) if pos.size else math.inf
+    cut = np.flatnonzero((steps > max_gap) | ~(steps > 0.0)) + 1
+    edges = np.concatenate(([0], cut, [t.size]))
+    return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+@dataclass(frozen=True)
+class DerivativeFilter:
+    """The zero-phase low-pass and its derived quantities at one sampling step.
+
+    ``sos``: Butterworth second-order sections (one pass); ``dt`` [s]; ``edge``: samples trimmed
+    at each segment end (:data:`EDGE_TOLERANCE`); ``min_length``: shortest segment filtered
+    (``3·edge``: one edge-width survives the trim); ``gain_q``, ``gain_v``, ``gain_a``: white-noise
+    variance gains ``Σ h²`` of the operators position → filtered position, → velocity [1/s²],
+    → acceleration [1/s⁴] (interior samples); ``settle_time`` [s]: a step in the filtered
+    effort (Coulomb friction at a velocity reversal) is within 1 % of its final value that long
+    after the step (signed tail of the forwards-backwards impulse response).
+    """
+
+    sos: np.ndarray
+    dt: float
+    cutoff_hz: float
+    order: int
+    edge: int
+    min_length: int
+    gain_q: float
+    gain_v: float
+    gain_a: float
+    settle_time: float
+
+    def lowpass(self, x: np.ndarray) -> np.ndarray:
+        """Zero-phase low-pass of ``x`` along axis 0 (forwards-backwards, odd padding)."""
+        pad = min(3 * self.edge, x.shape[0] - 1)
+        return scipy.signal.sosfiltfilt(self.sos, x, axis=0, padtype="odd", padlen=pad)
+
+    def first(self, x: np.ndarray) -> np.ndarray:
+        """Central first difference along axis 0 (one-sided at the ends), per second."""
+        return np.gradient(x, self.dt, axis=0)
+
+    def second(self, x: np.ndarray) -> np.ndarray:
+        """Central second difference along axis 0 (the ends copy their neighbours), per s²."""
+        out = np.empty_like(x)
+        out[1:-1] = (x[2:] - 2.0 * x[1:-1] + x[:-2]) / self.dt ** 2
+        out[0], out[-1] = out[1], out[-2]
+        return out
+
+
+def derivative_filter(dt: float, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
+                      order: int = DEFAULT_ORDER) -> DerivativeFilter:
+    """The zero-phase derivative filter for one sampling step.
+
+    Parameters
+    ----------
+    dt : float
+        Sampling step [s] (> 0).
+    cutoff_hz : float
+        Butterworth cutoff [Hz], below 0.8 × the Nyquist frequency ``1/(2 dt)``.
+    order : int
+        Butterworth order of one pass (1–10).
+
+    Returns
+    -------
+    DerivativeFilter
+        Filter sections, edge trim, noise gains and settle time.
+
+    Raises
+    ------
+    ValueError
+        Naming ``dt``, ``cutoff_hz`` or ``order`` when out of range.
+    """
+    if not (math.isfinite(dt) and dt > 0.0):
+        raise ValueError(f"dt: expected a sampling step > 0 [s], got {dt!r}")
+    if not (isinstance(order, (int, np.integer)) and 1 <= order <= 10):
+        raise ValueError(f"order: expected an integer Butterworth order 1..10, got {order!r}")
+    nyquist = 0.5 / dt
+    if not (math.isfinite(cutoff_hz) and 0.0 < cutoff_hz < 0.8 * nyquist):
+        raise ValueError(f"cutoff_hz: expected 0 < cutoff < 0.8 × Nyquist = {0.8 * nyquist:.6g} "
+                         f"Hz (sampling step {dt:.6g} s), got {cutoff_hz!r}")
+    return _design(float(dt), float(cutoff_hz), int(order))
+
+
+@functools.lru_cache(maxsize=32)
+def _design(dt: float, cutoff_hz: float, order: int) -> DerivativeFilter:
+    sos = scipy.signal.butter(order, cutoff_hz, fs=1.0 / dt, output="sos")
+    # impulse response of the forwards-backwards pass: run it on a long centred impulse
+    half = int(math.ceil(20.0 * order / (cutoff_hz * dt))) + 10
+    x = np.zeros(2 * half + 1)
+    x[half] = 1.0
+    y = scipy.signal.sosfilt(sos, x)
+    h = scipy.signal.sosfilt(sos, y[::-1])[::-1]  # zero phase, centred at `half`
+    # step error k samples after a step (a Coulomb jump in the effort; the jump of the odd
+    # padding's curvature at a segment end): the largest |Σ_{i>=k'} h_i| for k' >= k
+    tail = np.cumsum(h[half:][::-1])[::-1]
+    err = np.maximum.accumulate(np.abs(tail)[::-1])[::-1]
+    edge = int(np.argmax(err < EDGE_TOLERANCE))
+    settle = int(np.argmax(err < 0.01))
+    hv = np.gradient(h, dt)[1:-1]
+    ha = (h[2:] - 2.0 * h[1:-1] + h[:-2]) / dt ** 2
+    return DerivativeFilter(sos=sos, dt=dt, cutoff_hz=cutoff_hz, order=order, edge=edge,
+                            min_length=3 * edge, gain_q=float(np.sum(h ** 2)),
+                            gain_v=float(np.sum(hv ** 2)), gain_a=float(np.sum(ha ** 2)),
+                            settle_time=settle * dt)
+
+
+def _divided_weights(t: np.ndarray, k: int) -> np.ndarray:
+    """(M, k+1) weights w_ij of the k-th divided differences over windows t[i..i+k]."""
+    M = t.size - k
+    w = np.ones((M, k + 1))
+    for j in range(k + 1):
+        for m in range(k + 1):
+            if m != j:
+                w[:, j] /= t[j:j + M] - t[m:m + M]
+    return w
+
+
+def position_noise_variance(t, x, seg: list[slice] | None = None, orders=(2, 3, 4, 5, 6)):
+    """White-noise variance of sampled signals, from their divided differences.
+
+    Parameters
+    ----------
+    t : (N,) array_like
+        Sample times [s] (increasing within each segment).
+    x : (N,) or (N, n) array_like
+        The sampled signal(s), e.g. joint positions.
+    seg : list of slice, optional
+        Segments to use (default: :func:`segments` of ``t``); differences never span two.
+    orders : sequence of int
+        Divided-difference orders tried; the smallest estimate is returned (the motion itself
+        leaks less into higher orders, noise gives the same value at every order).
+
+    Returns
+    -------
+    (n,) ndarray or float
+        Per column, ``σ̂² = Σ d² / Σ w²`` (module docstring); a float for 1-D ``x``; NaN where no
+        segment has ``max(orders) + 1`` samples.
+    """
+    t = np.asarray(t, dtype=float).ravel()
+    x = np.asarray(x, dtype=float)
+    one = x.ndim == 1
+    x2 = x[:, None] if one else x
+    seg = segments(t) if seg is None else seg
+    best = np.full(x2.shape[1], np.inf)
+    for k in orders:
+        num = np.zeros(x2.shape[1])
+        den = 0.0
+        for s in seg:
+            ts, xs = t[s], x2[s]
+            if ts.size < k + 1:
+                continue
+            w = _divided_weights(ts, k)
+            M = w.shape[0]
+            d = sum(w[:, j, None] * xs[j:j + M] for j in range(k + 1))
+            num += np.sum(d ** 2, axis=0)
+            den += float(np.sum(w ** 2))
+        if den > 0.0:
+            best = np.minimum(best, num / den)
+    best[~np.isfinite(best)] = np.nan
+    return float(best[0]) if one else best
+
+
+@dataclass
+class Derivatives:
+    """Result of :func:`differentiate` (arrays shaped like the input ``q``: (N,) or (N, n)).
+
+    ``q``: the low-passed positions; ``v`` [/s], ``a`` [/s²]: their derivatives; NaN on the
+    rows of segments shorter than the filter's ``min_length``. ``var_q``: the raw positions'
+    white-noise variance (:func:`position_noise_variance`); ``var_v``, ``var_a``: noise variances
+    of the derived ``v`` and ``a`` (``var_q`` × the operator's gain; a float per column, or a
+    float for 1-D input). ``segments``: the row slices; ``filters``: the
+    :class:`DerivativeFilter` used on each (None for one too short); ``edge``: samples at each
+    segment end still carrying the filter's start-up transient (trimmed by :func:`prepare`).
+    """
+
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    var_q: np.ndarray | float
+    var_v: np.ndarray | float
+    var_a: np.ndarray | float
+    segments: list
+    filters: list
+    edge: int
+
+
+def _uniform(ts: np.ndarray):
+    """Uniform grid over a segment's stamps, or None when the stamps are already uniform."""
+    n = ts.size
+    dt = (ts[-1] - ts[0]) / (n - 1)
+    grid = ts[0] + dt * np.arange(n)
+    if np.max(np.abs(ts - grid)) <= _JITTER * dt:
+        return dt, None
+    dt = float(np.median(np.diff(ts)))
+    m = int(round((ts[-1] - ts[0]) / dt)) + 1
+    return dt, ts[0] + dt * np.arange(m)
+
+
+def _on_grid(ts, grid, x):
+    if grid is None:
+        return x
+    return np.column_stack([np.interp(grid, ts, x[:, j]) for j in range(x.shape[1])])
+
+
+def _off_grid(ts, grid, x):
+    if grid is None:
+        return x
+    return np.column_stack([np.interp(ts, grid, x[:, j]) for j in range(x.shape[1])])
+
+
+def _filter_segments(t, cols, seg, cutoff_hz, order, measured_v):
+    """Low-pass every column of ``cols`` (dict name → (N, n)) per segment; derive v, a from the
+    first column. Returns (dict of filtered arrays incl. 'v', 'a', filters)."""
+    N = t.size
+    out = {name: np.full(x.shape, np.nan) for name, x in cols.items()}
+    first = next(iter(cols))
+    n = cols[first].shape[1]
+    out["v"] = out.get("v", np.full((N, n), np.nan))
+    out["a"] = np.full((N, n), np.nan)
+    filters = []
+    for s in seg:
+        ts = t[s]
+        if ts.size < 2:
+            filters.append(None)
+            continue
+        dt, grid = _uniform(ts)
+        filt = derivative_filter(dt, cutoff_hz, order)
+        m = ts.size if grid is None else grid.size
+        if m < filt.min_length:
+            filters.append(None)
+            continue
+        filters.append(filt)
+        for name, x in cols.items():
+            out[name][s] = _off_grid(ts, grid, filt.lowpass(_on_grid(ts, grid, x[s])))
+        base = filt.lowpass(_on_grid(ts, grid, cols[first][s]))
+        if measured_v:
+            out["a"][s] = _off_grid(ts, grid, filt.first(base))
+        else:
+            out["v"][s] = _off_grid(ts, grid, filt.first(base))
+            out["a"][s] = _off_grid(ts, grid, filt.second(base))
+    return out, filters
+
+
+def _noise_gains(seg, filters, measured_v):
+    """Sample-weighted mean noise gains (base → v, base → a) over the filtered segments."""
+    gv = ga = w = 0.0
+    for s, f in zip(seg, filters):
+        if f is None:
+            continue
+        k = max(s.stop - s.start - 2 * f.edge, 0) or 1
+        gv += k * (f.gain_q if measured_v else f.gain_v)
+        ga += k * (f.gain_v if measured_v else f.gain_a)
+        w += k
+    return (gv / w, ga / w) if w else (math.nan, math.nan)
+
+
+def _as_columns(name, x, N=None):
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected shape (N,) or (N, n), got {arr.shape}")
+    if N is not None and arr.shape[0] != N:
+        raise ValueError(f"{name}: {arr.shape[0]} rows, t has {N}")
+    if not np.all(np.isfinite(arr)):
+        bad = ~np.all(np.isfinite(arr), axis=1)
+        raise ValueError(f"{name}: contains NaN or inf ({int(bad.sum())} rows, first at row "
+                         f"{int(np.argmax(bad))}); drop those rows first")
+    return arr
+
+
+def _as_time(t):
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1:
+        raise ValueError(f"t: expected a 1-D array of times [s], got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("t: contains NaN or inf")
+    return t
+
+
+def differentiate(t, q, cutoff_hz: float = DEFAULT_CUTOFF_HZ, order: int = DEFAULT_ORDER,
+                  max_gap: float | None = None) -> Derivatives:
+    """Zero-phase velocity and acceleration of sampled positions (module docstring).
+
+    Parameters
+    ----------
+    t : (N,) array_like
+        Sample times [s].
+    q : (N,) or (N, n) array_like
+        Positions [rad or m], one column per joint.
+    cutoff_hz : float
+        Butterworth cutoff [Hz] (:data:`DEFAULT_CUTOFF_HZ`).
+    order : int
+        Butterworth order of each pass (:data:`DEFAULT_ORDER`).
+    max_gap : float, optional
+        Longest step inside a segment [s] (:func:`segments`).
+
+    Returns
+    -------
+    Derivatives
+        Filtered q, v, a (NaN in segments too short to filter), noise variances
+        ``var_q``, ``var_v``, ``var_a``, the segments and their filters.
+
+    Raises
+    ------
+    ValueError
+        Naming ``t``, ``q``, ``cutoff_hz`` or ``order`` (bad shape, NaN, out of range).
+    """
+    t = _as_time(t)
+    one = np.asarray(q).ndim == 1
+    q2 = _as_columns("q", q, t.size)
+    seg = segments(t, max_gap)
+    out, filters = _filter_segments(t, {"q": q2}, seg, cutoff_hz, order, measured_v=False)
+    var_q = position_noise_variance(t, q2, seg)
+    gv, ga = _noise_gains(seg, filters, measured_v=False)
+    edge = max((f.edge for f in filters if f is not None), default=0)
+
+    def shape(x):
+        return x[:, 0] if one else x
+
+    def var(x):
+        return float(x[0]) if one else x
+
+    return Derivatives(q=shape(out["q"]), v=shape(out["v"]), a=shape(out["a"]), var_q=var(var_q),
+                       var_v=var(var_q * gv), var_a=var(var_q * ga), segments=seg,
+                       filters=filters, edge=edge)
+
+
+@dataclass
+class PreparedData:
+    """Result of :func:`prepare`: the rows fit for identification, concatenated.
+
+    ``t`` (M,), ``q``, ``v``, ``a``, ``effort`` (M, n): filtered positions, velocities,
+    accelerations and efforts (every column through the same zero-phase low-pass);
+    ``rows``: (M,) indices of these rows in the input; ``segments``: slices of the M rows, one
+    per kept segment (no difference or filter spans two); ``var_v``, ``var_a``: (n,) noise
+    variances of ``v`` and ``a``; ``var_source``: the raw noise variance they came from (of q,
+    or of the measured v); ``velocity_source``: ``"derived"`` or ``"measured"``;
+    ``settle_time`` [s]: how long after a velocity reversal the filtered effort's Coulomb step
+    is within 1 % of its final level (keep ``dv`` above |a| × this at reversals);
+    ``notes``: what was dropped, in words.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    effort: np.ndarray
+    rows: np.ndarray
+    segments: list
+    var_v: np.ndarray
+    var_a: np.ndarray
+    var_source: np.ndarray
+    velocity_source: str
+    cutoff_hz: float
+    settle_time: float
+    notes: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.t.size)
+
+
+def prepare(t, q, effort, v=None, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
+            order: int = DEFAULT_ORDER, max_gap: float | None = None,
+            filter_effort: bool = True, min_rows: int = 1) -> PreparedData:
+    """A whole recording made ready for the fit: segments, filtered columns, edges trimmed.
+
+    Parameters
+    ----------
+    t : (N,) array_like
+        Sample times [s].
+    q : (N, n) array_like
+        Joint positions.
+    effort : (N, n) array_like
+        Joint efforts (torques [N·m]).
+    v : (N, n) array_like, optional
+        Measured joint velocities; then ``v`` is its low-pass and ``a`` the derivative of that
+        (``var_v``, ``var_a`` from its noise level). None: both derived from ``q``.
+    cutoff_hz : float
+        Butterworth cutoff [Hz].
+    order : int
+        Butterworth order of each pass.
+    max_gap : float, optional
+        Longest step inside a segment [s] (:func:`segments`).
+    filter_effort : bool
+        Low-pass the effort with the same filter (default; module docstring). False keeps it raw.
+    min_rows : int
+        Fewest rows the result may have.
+
+    Returns
+    -------
+    PreparedData
+        The kept rows (filtered, edge transients trimmed), per-segment slices, noise variances
+        and notes on what was dropped.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument for bad shapes or NaN; ``"t: ..."`` when no segment is long enough
+        for the filter or fewer than ``min_rows`` rows remain (with the segment lengths and the
+        length needed).
+    """
+    t = _as_time(t)
+    q2 = _as_columns("q", q, t.size)
+    n = q2.shape[1]
+    e2 = _as_columns("effort", effort, t.size)
+    if e2.shape[1] != n:
+        raise ValueError(f"effort: {e2.shape[1]} columns, q has {n}")
+    measured = v is not None
+    cols = {"q": q2}
+    if measured:
+        v2 = _as_columns("v", v, t.size)
+        if v2.shape[1] != n:
+            raise ValueError(f"v: {v2.shape[1]} columns, q has {n}")
+        cols = {"v": v2, "q": q2}
+    if filter_effort:
+        cols["effort"] = e2
+    seg = segments(t, max_gap)
+    out, filters = _filter_segments(t, cols, seg, cutoff_hz, order, measured_v=measured)
+    if not filter_effort:
+        out["effort"] = e2
+    var_src = position_noise_variance(t, v2 if measured else q2, seg)
+    gv, ga = _noise_gains(seg, filters, measured_v=measured)
+    notes = []
+    if len(seg) > 1:
+        notes.append(f"{len(seg) - 1} gap(s) in the stamps: {len(seg)} segments filtered "
+                     f"separately")
+    keep, dropped, trimmed = [], [], 0
+    for s, f in zip(seg, filters):
+        length = s.stop - s.start
+        if f is None:
+            dropped.append(length)
+            continue
+        lo, hi = s.start + f.edge, s.stop - f.edge
+        keep.append(np.arange(lo, hi))
+        trimmed += 2 * f.edge
+    if dropped:
+        more = " ..." if len(dropped) > 5 else ""
+        notes.append(f"{len(dropped)} segment(s) too short for the filter dropped "
+                     f"({sum(dropped)} rows; lengths {dropped[:5]}{more})")
+    if trimmed:
+        notes.append(f"{trimmed} rows at segment ends trimmed (filter edge transients)")
+    rows = np.concatenate(keep) if keep else np.zeros(0, dtype=int)
+    if rows.size < max(min_rows, 1):
+        need = next((f.min_length for f in filters if f is not None),
+                    derivative_filter(_median_step(t), cutoff_hz, order).min_length
+                    if t.size > 1 else 0)
+        lens = [s.stop - s.start for s in seg]
+        raise ValueError(f"t: recording too short: {rows.size} usable rows (need {min_rows}); "
+                         f"segments of {lens[:8]}{' ...' if len(lens) > 8 else ''} samples, "
+                         f"the {cutoff_hz:g} Hz filter needs segments of >= {need}")
+    bounds = np.cumsum([0] + [k.size for k in keep])
+    new_seg = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    settle = max(f.settle_time for f in filters if f is not None)
+    return PreparedData(t=t[rows], q=out["q"][rows], v=out["v"][rows], a=out["a"][rows],
+                        effort=out["effort"][rows], rows=rows, segments=new_seg,
+                        var_v=var_src * gv, var_a=var_src * ga, var_source=var_src,
+                        velocity_source="measured" if measured else "derived",
+                        cutoff_hz=float(cutoff_hz), settle_time=settle, notes=notes)
+
+
+def _median_step(t: np.ndarray) -> float:
+    steps = np.diff(t)
+    steps = steps[steps > 0.0]
+    return float(np.median(steps)) if steps.size else 1.0
