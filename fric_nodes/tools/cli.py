@@ -3,6 +3,7 @@
     fric launch <file> [name:=value ...] [--print]  run a ROS 2 XML launch file (no ros2 CLI)
     fric identify INPUT [options]                   identify mass and friction from a recorded
                                                     run (CSV or rosbag2; docs/identification.md)
+    fric identify RECORDING --urdf URDF --out DIR   an arm's joint friction (arm_identify.py)
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
@@ -94,9 +95,100 @@ def _columns(text: str) -> dict[str, str]:
     return out
 
 
+#: defaults of the 1-DOF stage's options (None in the parser, so the arm path can tell whether
+#: they were given)
+_STAGE_DEFAULTS = {"joint": "stage_joint", "K": 6000.0, "B": 10.0, "dt": 0.001,
+                   "out": "fric_identify_out"}
+#: options of the 1-DOF stage only (dest -> flag) and of the arm only
+_STAGE_ONLY = {"joint": "--joint", "joint_states_topic": "--joint-states-topic",
+               "accel_topic": "--accel-topic", "wrench_topic": "--wrench-topic",
+               "force_source": "--force-source", "columns": "--columns", "dv": "--dv",
+               "accel_noise": "--accel-noise", "vel_noise": "--vel-noise", "K": "--K",
+               "B": "--B", "dt": "--dt", "mass": "--mass", "yaml": "--yaml"}
+_ARM_ONLY = {"topic": "--topic", "joints": "--joints", "model": "--model",
+             "dynamics": "--dynamics"}
+
+
+def _joint_list(text: str) -> list[str]:
+    """``a,b,...`` of --joints."""
+    names = [p.strip() for p in text.split(",")]
+    if not names or any(not n for n in names):
+        raise argparse.ArgumentTypeError(f"expected joint names separated by commas, got {text!r}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise argparse.ArgumentTypeError(f"joint(s) named twice: {', '.join(dup)}")
+    return names
+
+
+def _identify_arm(ns: argparse.Namespace) -> int:
+    """``fric identify RECORDING --urdf URDF --out DIR``: :mod:`fric_nodes.tools.arm_identify`."""
+    given = [flag for dest, flag in _STAGE_ONLY.items() if getattr(ns, dest) is not None]
+    if given:
+        print(f"fric identify: error: {', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} "
+              "only to the 1-DOF stage (without --urdf)", file=sys.stderr)
+        return 2
+    if ns.out is None:
+        print("fric identify: error: --out DIR is required with --urdf (the directory for "
+              "joint_friction.yaml, the parameter files and the report)", file=sys.stderr)
+        return 2
+    problem = out_dir_problem(ns.out, "--out")
+    if problem:
+        print(f"fric identify: error: {problem}", file=sys.stderr)
+        return 2
+    from fric_nodes.tools.arm_identify import identify_arm
+
+    def progress(msg: str) -> None:
+        print(f"fric identify: {msg}", file=sys.stderr, flush=True)
+
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = identify_arm(ns.input, ns.urdf, ns.out, topic=ns.topic or "joint_states",
+                               joints=ns.joints, model=ns.model or "asymmetric",
+                               dynamics=ns.dynamics or "identify", method=ns.method,
+                               progress=progress)
+        except (ValueError, OSError) as e:
+            print(f"fric identify: error: {' '.join(str(e).split())}", file=sys.stderr)
+            return 2
+        finally:
+            for w in caught:
+                print(f"fric identify: warning: {' '.join(str(w.message).split())}",
+                      file=sys.stderr)
+    for w in res.warnings:
+        print(f"fric identify: warning: {w}", file=sys.stderr)
+    fs = res.friction
+    keys = ["Cp", "Cn", "bp", "bn"] + (["eta_f", "eta_b", "eta_product"] if fs.model == "gear"
+                                       else [])
+    print(f"# {ns.input}: model {fs.model}, dynamics {fs.dynamics}, method {fs.method}")
+    print("| joint | " + " | ".join(keys) + " | held-out RMS [N·m] |")
+    print("|---" * (len(keys) + 2) + "|")
+    for name, jf in fs.joints.items():
+        cells = []
+        for k in keys:
+            val, sd = getattr(jf, k), jf.std.get(k)
+            cells.append("not determined" if val is None else
+                         f"{val:.4g} ± {sd:.2g}" if sd is not None else f"{val:.4g}")
+        print(f"| {name} | " + " | ".join(cells) + f" | {res.holdout_rms[name]:.3g} |")
+    for name, path in res.files.items():
+        print(f"{name}: {path}")
+    return 0
+
+
 def _identify(ns: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
+
+    if ns.urdf is not None:
+        return _identify_arm(ns)
+    given = [flag for dest, flag in _ARM_ONLY.items() if getattr(ns, dest) is not None]
+    if given:
+        print(f"fric identify: error: {', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} "
+              "only to an arm (with --urdf URDF)", file=sys.stderr)
+        return 2
+    for dest, default in _STAGE_DEFAULTS.items():
+        if getattr(ns, dest) is None:
+            setattr(ns, dest, default)
 
     from fric_core.haptics.recording import read_bag, read_csv
     from fric_core.haptics.renderer_yaml import fit_to_yaml
@@ -171,16 +263,42 @@ def _identify(ns: argparse.Namespace) -> int:
 
 def _add_identify(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "identify", help="identify mass and friction from a recorded run (paper 003)",
-        description="Fit paper 003's asymmetric Karnopp friction and the mass (OLS, eq. 5, and "
-                    "errors-in-variables, eq. 6) to a recorded run, print both estimates, write "
-                    "a friction_renderer parameter file of the chosen method and a report (PNG "
-                    "figures, estimates.md). See docs/identification.md. Exit status: 0 done, "
-                    "1 bad data (the message names the problem), 2 bad arguments.")
+        "identify", help="identify friction from a recorded run: the 1-DOF stage's mass and "
+                         "friction (paper 003), or with --urdf an arm's joint friction",
+        description="Without --urdf: fit paper 003's asymmetric Karnopp friction and the mass "
+                    "(OLS, eq. 5, and errors-in-variables, eq. 6) to a recorded run of the 1-DOF "
+                    "stage, print both estimates, write a friction_renderer parameter file of "
+                    "the chosen method and a report (PNG figures, estimates.md). See "
+                    "docs/identification.md. Exit status: 0 done, 1 bad data (the message names "
+                    "the problem), 2 bad arguments. "
+                    "With --urdf URDF --out DIR: identify every joint's friction of an arm "
+                    "(sensor_msgs/JointState with position, velocity, effort) with its "
+                    "rigid-body parameters, write DIR/joint_friction.yaml, parameter files for "
+                    "friction_compensator and transmission_sim, and a report (held-out "
+                    "prediction, RMS error, warnings). Exit status: 0 done, 2 bad input (one "
+                    "line naming the problem).")
     p.add_argument("input", metavar="INPUT",
-                   help="a .csv file (columns t, x, v, force [, a]; force = the force the stage "
-                        "applies to the sample) or a rosbag2 directory (or its .db3/.mcap file)")
-    p.add_argument("--joint", default="stage_joint",
+                   help="a .csv file (stage: columns t, x, v, force [, a]; force = the force the "
+                        "stage applies to the sample; arm: t and per joint <joint>.position, "
+                        "[<joint>.velocity,] <joint>.effort) or a rosbag2 directory (or its "
+                        ".db3/.mcap file)")
+    arm = p.add_argument_group("arm (with --urdf)")
+    arm.add_argument("--urdf", metavar="URDF", default=None,
+                     help="the arm's URDF (a file, or a bundled name: planar_2link, arm7); "
+                          "selects the arm identification")
+    arm.add_argument("--topic", metavar="T", default=None,
+                     help="bag: sensor_msgs/JointState topic (default joint_states)")
+    arm.add_argument("--joints", type=_joint_list, default=None, metavar="a,b,...",
+                     help="joints to identify (default: every joint of the recording; each "
+                          "must be a movable joint of the URDF)")
+    arm.add_argument("--model", choices=("asymmetric", "gear"), default=None,
+                     help="friction model per joint: paper 003's asymmetric Coulomb + viscous "
+                          "law (default), or paper 004's load-dependent gear friction (eta_f, "
+                          "eta_b) on top")
+    arm.add_argument("--dynamics", choices=("identify", "urdf"), default=None,
+                     help="identify the rigid-body base parameters jointly (default), or trust "
+                          "the URDF's inertias")
+    p.add_argument("--joint", default=None,
                    help="joint name in joint_states and in the parameter file "
                         "(default stage_joint)")
     p.add_argument("--joint-states-topic", metavar="T", default=None,
@@ -197,23 +315,24 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
                    help="CSV: map t, x, v, force, a to the file's column names, e.g. "
                         "force=load_cell_N,a=acc")
     p.add_argument("--method", choices=("eiv", "ols"), default="eiv",
-                   help="the estimate written to the parameter file (default eiv)")
+                   help="the estimate written to the parameter file: errors-in-variables "
+                        "(paper 003 eq. 6, default) or least squares (eq. 5)")
     p.add_argument("--dv", type=float, default=None, metavar="V",
                    help="stiction band Δv [m/s] (default: chosen from the data)")
     p.add_argument("--accel-noise", type=float, default=None, metavar="VAR",
                    help="accelerometer noise variance [(m/s^2)^2] for EIV (default: estimated)")
     p.add_argument("--vel-noise", type=float, default=None, metavar="VAR",
                    help="velocity noise variance [(m/s)^2] for EIV (default: estimated)")
-    p.add_argument("--K", type=float, default=6000.0,
+    p.add_argument("--K", type=float, default=None,
                    help="renderer presliding stiffness [N/m] (default 6000)")
-    p.add_argument("--B", type=float, default=10.0,
+    p.add_argument("--B", type=float, default=None,
                    help="renderer presliding damping [N·s/m] (default 10)")
-    p.add_argument("--dt", type=float, default=0.001,
+    p.add_argument("--dt", type=float, default=None,
                    help="renderer element step [s] (default 0.001)")
     p.add_argument("--mass", type=float, default=None, metavar="M",
                    help="moving mass of the rendering device [kg], enables the eq. (63) check")
-    p.add_argument("--out", default="fric_identify_out", metavar="DIR",
-                   help="report directory (default fric_identify_out)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="report directory (stage: default fric_identify_out; arm: required)")
     p.add_argument("--yaml", default=None, metavar="PATH",
                    help="parameter file (default OUT/<joint>.yaml)")
     p.set_defaults(func=_identify)

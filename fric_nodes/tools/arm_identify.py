@@ -1,0 +1,263 @@
+"""``fric identify RECORDING --urdf URDF --out DIR``: an arm's joint friction from a recording.
+
+The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses arguments):
+
+1. read the recording — a rosbag2 directory (sqlite3 or MCAP) of sensor_msgs/JointState, or a CSV
+   (:func:`fric_core.arm_identification.recording.read_arm_recording`); rows with NaN or inf are
+   dropped with a warning (the gap they leave splits the data into segments);
+2. check the joints against the URDF (every identified joint must be one of its movable joints);
+3. segments and derivatives (:func:`fric_core.arm_identification.signals.prepare`: zero-phase
+   filtering, velocity and acceleration from the positions when the recording lacks them, the
+   noise variances for the errors-in-variables estimator);
+4. hold out the last part of the recording (:data:`HOLDOUT_FRACTION` of the rows, whole segments
+   where the gaps allow) — the fit never sees it;
+5. fit (:func:`fric_core.arm_identification.fit.fit_arm_friction`: paper 003's asymmetric law or
+   paper 004's gear model per joint, the rigid body identified or taken from the URDF, OLS eq. (5)
+   or EIV eq. (6));
+6. write ``DIR/joint_friction.yaml``, ``DIR/friction_compensator.yaml`` and
+   ``DIR/transmission_sim.yaml`` (``ros__parameters`` files naming the friction file by its
+   absolute path), and the report (:mod:`fric_core.arm_identification.report`): the prediction of
+   the held-out part, its RMS error per joint, the warnings.
+
+Every user mistake is an :class:`ArmIdentifyError` (a ``ValueError``) with a one-line message
+naming the problem; the CLI prints it and exits with status 2. Long steps report progress through
+the ``progress`` callback (the CLI prints it on stderr).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+__all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "HOLDOUT_FRACTION",
+           "MIN_SAMPLES", "OUTPUT_FILES"]
+
+#: fraction of the prepared rows held out for the prediction check (the last ones)
+HOLDOUT_FRACTION = 0.2
+#: fewest usable samples (after filtering) a recording must give
+MIN_SAMPLES = 200
+#: parameter files written besides the report
+OUTPUT_FILES = ("joint_friction.yaml", "friction_compensator.yaml", "transmission_sim.yaml")
+#: smallest stiction band half-width Δv [rad/s]
+MIN_DV = 0.01
+
+
+class ArmIdentifyError(ValueError):
+    """A problem with the user's input (recording, URDF, joints, options); one line."""
+
+
+@dataclass
+class ArmIdentifyResult:
+    """What :func:`identify_arm` produced: the identified set, the written files (name → path),
+    the held-out RMS per joint [N·m], the warnings and the fit itself."""
+
+    friction: object
+    files: Dict[str, Path]
+    holdout_rms: Dict[str, float]
+    residual_std: Dict[str, float]
+    warnings: List[str] = field(default_factory=list)
+    fit: object = None
+
+
+def _none(_msg: str) -> None:
+    pass
+
+
+def _drop_non_finite(t, q, effort, v, warnings: List[str], source: str):
+    """Drop rows with NaN/inf anywhere (stamp, position, effort, velocity); warn or refuse."""
+    ok = np.isfinite(t) & np.all(np.isfinite(q), axis=1) & np.all(np.isfinite(effort), axis=1)
+    if v is not None:
+        ok &= np.all(np.isfinite(v), axis=1)
+    bad = int((~ok).sum())
+    if bad == ok.size:
+        raise ArmIdentifyError(f"{source}: every one of the {ok.size} rows has NaN or inf in its "
+                               "stamp, position, velocity or effort; nothing to identify")
+    if bad:
+        first = int(np.argmax(~ok))
+        warnings.append(f"{bad} of {ok.size} rows with NaN or inf dropped (first at row {first}); "
+                        "the gaps they leave split the data into segments")
+    return t[ok], q[ok], effort[ok], None if v is None else v[ok]
+
+
+def _urdf_dynamics(urdf: str, joints: Optional[Sequence[str]], recorded: Sequence[str],
+                   warnings: List[str]):
+    """The URDF's dynamics for the identified joints; ArmIdentifyError naming missing joints."""
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError
+
+    try:
+        full = UrdfDynamics(urdf)
+    except UrdfError as e:
+        raise ArmIdentifyError(f"--urdf {urdf}: {str(e).removeprefix('urdf: ')}") from None
+    names = list(joints) if joints else list(recorded)
+    missing = [n for n in names if n not in full.joint_names]
+    if missing:
+        what = "--joints" if joints else "the recording's joints"
+        raise ArmIdentifyError(
+            f"joint(s) {', '.join(missing)} ({what}) not in the URDF {full.source} (its movable "
+            f"joints: {', '.join(full.joint_names)})"
+            + ("" if joints else "; choose the joints to identify with --joints"))
+    locked = [n for n in full.joint_names if n not in names]
+    if locked:
+        warnings.append(f"URDF joint(s) {', '.join(locked)} not identified: held at 0 rad in the "
+                        "model (their motion, if any, is not accounted for)")
+    order = [n for n in full.joint_names if n in names]  # the model's order
+    return UrdfDynamics(urdf, joint_names=order), full.source
+
+
+def _holdout_split(M: int, segs: Sequence[slice], fraction: float) -> int:
+    """First held-out row: at ``(1 − fraction)·M``, moved to a segment boundary when one lies
+    within ±⅓ of the held-out length (the held-out part is then whole segments)."""
+    if fraction <= 0:
+        return M
+    k = int(round((1.0 - fraction) * M))
+    bounds = [s.start for s in segs[1:]]
+    near = [b for b in bounds if abs(b - k) <= fraction * M / 3.0]
+    return min(near, key=lambda b: abs(b - k)) if near else k
+
+
+def _choose_dv(v: np.ndarray, a: np.ndarray, var_v, settle_time: float) -> float:
+    """Δv [rad/s]: above the velocity noise (3σ), and wide enough that the filtered effort's
+    Coulomb step at a reversal (smeared over ``settle_time``) has settled outside the band."""
+    sig = float(np.sqrt(np.nanmax(np.atleast_1d(var_v)))) if np.size(var_v) else 0.0
+    turning = np.abs(v) < np.nanpercentile(np.abs(v), 10)
+    a_rev = float(np.nanmedian(np.abs(a[turning]))) if turning.any() else 0.0
+    dv = max(MIN_DV, 3.0 * sig if math.isfinite(sig) else 0.0, a_rev * settle_time)
+    return float(dv)
+
+
+def _rigid_and_friction(fit, dyn, fs, q, v, a):
+    """The fitted model's torque split into its rigid-body part (all but friction, referred to
+    the joints) and its friction part τ_f(v)."""
+    names = dyn.joint_names
+    friction = np.column_stack([fs.joints[n].kinetic(v[:, j]) for j, n in enumerate(names)])
+    if hasattr(fit, "predict"):
+        return fit.predict(q, v, a) - friction, friction
+    from fric_core.arm_identification.fit import _rnea
+    from fric_core.arm_identification.regressor import rigid_body_regressor
+
+    if fit.dynamics == "identify":
+        Y = fit.base.reduce(rigid_body_regressor(dyn, q, v, a))
+        rigid = (Y @ fit.beta).reshape(q.shape)
+    else:
+        rigid = np.array([_rnea(dyn, q[k], v[k], a[k]) for k in range(q.shape[0])])
+    return rigid, friction
+
+
+def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str,
+                  header: str) -> Dict[str, Path]:
+    import yaml
+
+    absolute = str(friction_path.resolve())
+    docs = {
+        "friction_compensator.yaml": {"friction_compensator": {"ros__parameters": {
+            "joints": list(joints), "joint_friction": absolute}}},
+        "transmission_sim.yaml": {"transmission_sim": {"ros__parameters": {
+            "urdf": urdf, "joint_names": list(joints), "joint_friction": absolute}}},
+    }
+    paths = {}
+    for name, doc in docs.items():
+        p = out / name
+        p.write_text(header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None),
+                     encoding="utf-8")
+        paths[name] = p
+    return paths
+
+
+def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
+                 joints: Optional[Sequence[str]] = None, model: str = "asymmetric",
+                 dynamics: str = "identify", method: str = "eiv",
+                 holdout: float = HOLDOUT_FRACTION,
+                 progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
+    """Identify an arm's joint friction from a recording and write the files (module docstring).
+
+    ``recording``: a rosbag2 directory (or its .db3/.mcap file) or a CSV; ``urdf``: a URDF path
+    or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
+    ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
+    ``"eiv"``/``"ols"``; ``holdout``: fraction held out. Raises :class:`ArmIdentifyError` (one
+    line naming the problem) for bad input.
+    """
+    from fric_core.arm_identification.fit import fit_arm_friction
+    from fric_core.arm_identification.joint_friction import write_joint_friction
+    from fric_core.arm_identification.recording import read_arm_recording
+    from fric_core.arm_identification.report import ArmReport, holdout_rms, write_arm_report
+    from fric_core.arm_identification.signals import prepare
+    from fric_nodes.tools.user_errors import make_out_dir
+
+    warnings: List[str] = []
+    src = Path(recording)
+    if not src.exists():
+        raise ArmIdentifyError(f"{recording}: no such file or directory")
+    out = make_out_dir(out_dir, "--out")
+
+    progress(f"reading {src}")
+    rec = read_arm_recording(src, topic, list(joints) if joints else None)
+    names_rec = list(rec.joints)
+    t = np.asarray(rec.t, dtype=float)
+    q = np.asarray(rec.q, dtype=float)
+    effort = np.asarray(rec.effort, dtype=float)
+    v_meas = None if getattr(rec, "v", None) is None else np.asarray(rec.v, dtype=float)
+    progress(f"read {t.size} samples of {len(names_rec)} joints ({', '.join(names_rec)})")
+    t, q, effort, v_meas = _drop_non_finite(t, q, effort, v_meas, warnings, str(src))
+
+    dyn, urdf_source = _urdf_dynamics(urdf, joints, names_rec, warnings)
+    cols = [names_rec.index(n) for n in dyn.joint_names]
+    q, effort = q[:, cols], effort[:, cols]
+    v_meas = None if v_meas is None else v_meas[:, cols]
+
+    try:
+        prep = prepare(t, q, effort, v=v_meas, min_rows=MIN_SAMPLES)
+    except ValueError as e:
+        raise ArmIdentifyError(f"{src}: {str(e).removeprefix('t: ')}") from None
+    M = len(prep)
+    warnings += [s for s in prep.notes if "dropped" in s]
+    k = _holdout_split(M, prep.segments, holdout)
+    if k < MIN_SAMPLES:
+        raise ArmIdentifyError(f"{src}: recording too short: {k} samples left for the fit after "
+                               f"holding out {M - k} (need {MIN_SAMPLES})")
+    fit_rows, hold_rows = slice(0, k), slice(k, M)
+    dv = _choose_dv(prep.v[fit_rows], prep.a[fit_rows], prep.var_v, prep.settle_time)
+    progress(f"fitting {k} samples ({prep.t[k - 1] - prep.t[0]:.3g} s; {M - k} held out), "
+             f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
+    fit = fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
+                           prep.effort[fit_rows], dyn, dynamics=dynamics, method=method,
+                           dv=dv, law=model, noise=(prep.var_v, prep.var_a))
+    warnings += [str(w) for w in getattr(fit, "warnings", ())]
+    fs = fit.to_joint_friction_set()
+
+    progress(f"writing {out}")
+    header = (f"fric identify {src} --urdf {urdf} (model {model}, dynamics {dynamics}, method "
+              f"{method}); {k} samples fitted, {M - k} held out")
+    fpath = write_joint_friction(out / OUTPUT_FILES[0], fs, header=header)
+    urdf_param = str(Path(urdf_source).resolve())
+    files = {OUTPUT_FILES[0]: fpath}
+    files.update(_params_files(out, fpath, dyn.joint_names, urdf_param,
+                               f"# written by fric identify from {src}\n"))
+
+    rigid_fit, _ = _rigid_and_friction(fit, dyn, fs, prep.q[fit_rows], prep.v[fit_rows],
+                                              prep.a[fit_rows])
+    if M > k:
+        rigid_h, fric_h = _rigid_and_friction(fit, dyn, fs, prep.q[hold_rows],
+                                              prep.v[hold_rows], prep.a[hold_rows])
+        pred_h = rigid_h + fric_h
+    else:
+        pred_h = np.zeros((0, dyn.n))
+    rms = holdout_rms(prep.effort[hold_rows], pred_h) if M > k else np.full(dyn.n, np.nan)
+    residual_std = dict(getattr(fit, "residual_std", {}) or {})
+    notes = [str(s) for s in getattr(fit, "determined_notes", ())]
+    report = ArmReport(friction=fs, v_fit=prep.v[fit_rows],
+                       tau_friction=prep.effort[fit_rows] - rigid_fit,
+                       t_holdout=prep.t[hold_rows], tau_holdout=prep.effort[hold_rows],
+                       pred_holdout=pred_h, source=str(src), urdf=urdf_param,
+                       n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
+                       cond=float(getattr(fit, "cond", math.nan)), residual_std=residual_std,
+                       notes=notes, warnings=warnings)
+    for name, p in zip(("friction_velocity.png", "holdout.png", "report.md"),
+                       write_arm_report(report, out)):
+        files[name] = p
+    return ArmIdentifyResult(friction=fs, files=files,
+                             holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
+                             residual_std=residual_std, warnings=warnings, fit=fit)
