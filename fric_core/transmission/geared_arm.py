@@ -14,6 +14,31 @@ inertia m_i and output-side inertia m_v,i referred to the joint). Together they 
     q := q + h v                                                             (69g)
 
 (D: optional joint viscosity, explicit like the rest of h(q, v), as in the paper's Sec. 6.2).
+
+Joint friction (issue 15: the arm of ``joint_friction.yaml``)
+-------------------------------------------------------------
+Besides the gear, each joint may have paper 003's asymmetric Coulomb + viscous friction
+``τ_f(v) = Cp + bp v (v > 0), −Cn + bn v (v < 0)``, any value in ``[−Cn, Cp]`` at rest. It acts
+on the **input side** (motor bearings, seals, the gear's load-independent losses): the gear sees
+the actuator torque minus τ_f. That is what makes the arm obey the gear convention of
+:mod:`fric_core.arm_identification.joint_friction` exactly: with ``f_u = τ_u − τ_f`` in (14),
+eliminating λ gives ``τ_u = m q̈ + G(τ_load, v) + τ_f(v)``, ``G = τ_load/η_f`` when λ > 0
+(⟺ τ_load v > 0) and ``η_b τ_load`` when λ < 0, with ``τ_load = M(q) q̈ + τ_v`` per joint (a
+Coulomb torque added to the gear's bound instead, in parallel with it, would show up in the
+motor torque scaled by 1/(1 − γ_u) when driving and 1/(1 + γ_u) when back-driven).
+
+In the step: ``[−Cn, Cp] = c₀ + C [−1, 1]`` with the offset ``c₀ = (Cp − Cn)/2`` and the
+symmetric ``C = (Cp + Cn)/2``; c₀ is a constant input torque (τ_u − c₀ in (69d), (69e)), the
+set-valued ``C s`` (s ∈ sgn v) enters (69d) as ``−γ_u C s`` and adds to the friction, so (69f)
+becomes the problem of :class:`CoulombAxproj`: friction f with ``v = v* − A f`` and per joint
+``f = C + |ψ − γ_u C|`` sliding forwards, ``−C − |ψ + γ_u C|`` backwards and anything between
+at rest (ψ = ϕ + P f; for |γ_u| ≤ 1 the union over s of the static sets is exactly that
+interval). Static friction holds exactly: a joint at rest stays at v = 0 while its friction
+need lies in ``[lo, hi]`` (for a joint without load ``τ_u ∈ [−Cn, Cp]``), no creep. Viscous
+``b`` (bp moving forwards, bn backwards, chosen by the sign of the velocity at the start of the
+step, their mean from rest) is implicit too: ``b v_new = b v + h b q̈`` is the explicit torque
+``b v`` plus an input-side inertia ``h b`` added to m in (69a), (69b) — unconditionally stable,
+and exact in steady sliding.
 A joint whose velocity comes out exactly 0 is held by static friction; a self-locking joint
 (|γ_v,i| ≥ 1) holds any load from the arm while its actuator is idle.
 
@@ -36,10 +61,11 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
-from .dai import IllPosedWarning, Transmission
-from .projection import AxprojSolver, axproj_diagonal
+from .dai import _TIE, IllPosedWarning, Transmission, asymmetry_from_efficiencies
+from .projection import AxprojSolver, _is_diagonal, axproj_diagonal
 
-__all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint"]
+__all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
+           "CoulombAxproj", "coulomb_gear_bounds"]
 
 
 class ArmDynamics(Protocol):
@@ -159,7 +185,9 @@ class ArmState(NamedTuple):
     q: np.ndarray  #: joint positions after the step
     v: np.ndarray  #: joint velocities after the step (exact 0 for stuck joints)
     v_star: np.ndarray  #: (69e)
-    friction: np.ndarray  #: [s]|λ|: transmission friction torque on each joint's motion (48a)
+    #: [s]|λ|: transmission friction torque on each joint's motion (48a); with joint friction
+    #: (``Cp, Cn, bp, bn``) the sum of the gear's and the joint friction's
+    friction: np.ndarray
     lam: np.ndarray  #: internal forces λ (48b)
     stuck: np.ndarray  #: joints in static friction (velocity exactly 0)
     tau_v: np.ndarray  #: load torques τ_v of (50) used in the step
@@ -177,10 +205,14 @@ class ArmState(NamedTuple):
 class GearedArm:
     """An n-joint arm with a gear transmission at every joint: algorithm (69).
 
-    ``GearedArm(dynamics, gamma_u, gamma_v, m, *, m_v=0, damping=0, q0=0, v0=0)``: per-joint
-    parameters are scalars, sequences of n, or ``{joint name: value}`` mappings. ``m`` (rotor
-    inertias referred to the joints, ≥ 0) and ``m_v`` (output-side transmission inertias) add to
-    the arm's inertia as in (49), (63). ``damping``: viscous joint friction D ≥ 0 [N m s/rad].
+    ``GearedArm(dynamics, gamma_u, gamma_v, m, *, m_v=0, damping=0, q0=0, v0=0, Cp=0, Cn=0,
+    bp=0, bn=0)``: per-joint parameters are scalars, sequences of n, or ``{joint name: value}``
+    mappings. ``m`` (rotor inertias referred to the joints, ≥ 0) and ``m_v`` (output-side
+    transmission inertias) add to the arm's inertia as in (49), (63). ``damping``: viscous
+    friction D ≥ 0 [N m s/rad] on the output side (a load: it goes through the gear).
+    ``Cp, Cn`` [N m], ``bp, bn`` [N m s/rad] (≥ 0): the input-side joint friction of the module
+    docstring ("Joint friction"; :meth:`from_joint_friction` takes them from a
+    ``joint_friction.yaml``); it needs |γ_u| ≤ 1 (a forward-drivable gear).
 
     ``step(tau_u, h, wrench=None, tau_load=None) -> v``: actuator torques τ_u referred to the
     joints, timestep h, optional end-effector wrench f (6,: force then torque, world axes, acting
@@ -217,7 +249,7 @@ class GearedArm:
 
     def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,
                  q0=None, v0=None, tol: float = 1e-12, on_ill_posed: str = "warn",
-                 lower=None, upper=None):
+                 lower=None, upper=None, Cp=0.0, Cn=0.0, bp=0.0, bn=0.0):
         names = tuple(dynamics.joint_names)
         n = int(dynamics.n)
         if len(names) != n:
@@ -233,6 +265,21 @@ class GearedArm:
         self.m = per_joint("m", m, names, minimum=0.0)
         self.m_v = per_joint("m_v", m_v, names, minimum=0.0)
         self.damping = per_joint("damping", damping, names, minimum=0.0)
+        self.Cp = per_joint("Cp", Cp, names, minimum=0.0)
+        self.Cn = per_joint("Cn", Cn, names, minimum=0.0)
+        self.bp = per_joint("bp", bp, names, minimum=0.0)
+        self.bn = per_joint("bn", bn, names, minimum=0.0)
+        self._coulomb = 0.5 * (self.Cp + self.Cn)  # C: the symmetric part
+        self._coulomb_offset = 0.5 * (self.Cp - self.Cn)  # c0: a constant input torque
+        self._b_rest = 0.5 * (self.bp + self.bn)
+        self.joint_friction = bool(self._coulomb.any() or self.bp.any() or self.bn.any())
+        self.efficiencies_undetermined: tuple = ()  # set by from_joint_friction
+        bad = (self._coulomb > 0.0) & (np.abs(self.gamma_u) > 1.0)
+        if bad.any():
+            j = names[int(np.flatnonzero(bad)[0])]
+            raise ValueError(f"Cp: joint {j}: input-side Coulomb friction needs |gamma_u| <= 1 "
+                             f"(a forward-drivable gear), got gamma_u = "
+                             f"{self.gamma_u[names.index(j)]:g}")
         if on_ill_posed not in ("warn", "raise", "ignore"):
             raise ValueError(f"on_ill_posed: expected 'warn', 'raise' or 'ignore', got "
                              f"{on_ill_posed!r}")
@@ -254,6 +301,9 @@ class GearedArm:
         self._q0 = np.zeros(n) if q0 is None else per_joint("q0", q0, names)
         self._v0 = np.zeros(n) if v0 is None else per_joint("v0", v0, names)
         self._solver = AxprojSolver(n, tol=tol)
+        self._coulomb_solver = CoulombAxproj(n, tol=tol)
+        self._tol = tol
+        self._step_g = self._step_C = None  # γ_u C and C of the current step (joint friction)
         self._gu_m = self.gamma_u * self.m
         self._diag = np.arange(n) * (n + 1)  # flat indices of a diagonal
         self._m_eff = np.zeros(n)
@@ -286,6 +336,92 @@ class GearedArm:
                    m_v=[t.M for t in transmissions], **kwargs)
 
     @classmethod
+    def from_joint_friction(cls, dynamics: ArmDynamics, friction, m, *, gamma_u=0.0,
+                            gamma_v=0.0, **kwargs) -> "GearedArm":
+        """The arm with the identified (or "true") joint friction of a ``joint_friction.yaml``.
+
+        Joints are matched by name (``dynamics.joint_names``; the file may hold more). Each
+        joint gets ``Cp, Cn, bp, bn`` as input-side joint friction and, where the file gives
+        both efficiencies (``eta_f``, ``eta_b``: the gear model), its gear's γ_u, γ_v by (27);
+        elsewhere ``gamma_u``, ``gamma_v`` (default 0: a lossless gear). The joints whose file
+        entry has only ``eta_product`` (efficiencies undetermined) are listed in the result's
+        ``efficiencies_undetermined``.
+
+        Parameters
+        ----------
+        dynamics : ArmDynamics
+            The arm's rigid body (e.g. :class:`~.urdf_dynamics.UrdfDynamics`).
+        friction : JointFrictionSet, str or Path
+            The friction, or the path of a ``joint_friction.yaml``.
+        m : float, sequence or mapping
+            Rotor inertias referred to the joints [kg m²], as for :class:`GearedArm`.
+        gamma_u, gamma_v : float, sequence or mapping, optional
+            Asymmetry coefficients for joints without efficiencies in the file.
+        **kwargs
+            Further :class:`GearedArm` arguments (``m_v``, ``damping``, ``q0``, ``lower``, ...).
+
+        Returns
+        -------
+        GearedArm
+            The arm; ``efficiencies_undetermined`` names the joints described above.
+
+        Raises
+        ------
+        ValueError
+            Naming the file and field for a bad file, the joints missing from it, or a bad
+            argument.
+        """
+        from pathlib import Path
+
+        from ..arm_identification.joint_friction import JointFrictionSet, read_joint_friction
+
+        if isinstance(friction, (str, Path)):
+            friction = read_joint_friction(friction)
+        if not isinstance(friction, JointFrictionSet):
+            raise ValueError(f"friction: expected a JointFrictionSet or a file path, got "
+                             f"{type(friction).__name__}")
+        for k in ("Cp", "Cn", "bp", "bn"):
+            if k in kwargs:
+                raise ValueError(f"{k}: taken from the joint friction; do not pass it")
+        names = tuple(dynamics.joint_names)
+        entries = friction.for_joints(names, "joint_names")
+        gu = per_joint("gamma_u", gamma_u, names).copy()
+        gv = per_joint("gamma_v", gamma_v, names).copy()
+        undetermined = []
+        for i, (j, e) in enumerate(zip(names, entries)):
+            if e.has_gear:
+                try:
+                    gu[i], gv[i] = asymmetry_from_efficiencies(e.eta_f, e.eta_b)
+                except ValueError as exc:
+                    raise ValueError(f"joint_friction: joints.{j}: {exc}") from None
+            elif e.eta_product is not None:
+                undetermined.append(j)
+        arm = cls(dynamics, gu, gv, m, Cp=[e.Cp for e in entries], Cn=[e.Cn for e in entries],
+                  bp=[e.bp for e in entries], bn=[e.bn for e in entries], **kwargs)
+        arm.efficiencies_undetermined = tuple(undetermined)
+        return arm
+
+    def with_joint_friction(self, friction) -> "GearedArm":
+        """A new arm like this one (dynamics, gears, inertias, damping, start state, stops,
+        tolerance) with the joint friction (and, where given, the efficiencies) of ``friction``:
+        :meth:`from_joint_friction`.
+
+        Parameters
+        ----------
+        friction : JointFrictionSet, str or Path
+            The friction, or the path of a ``joint_friction.yaml``.
+
+        Returns
+        -------
+        GearedArm
+            The new arm (this one is unchanged).
+        """
+        return type(self).from_joint_friction(
+            self.dynamics, friction, self.m, gamma_u=self.gamma_u, gamma_v=self.gamma_v,
+            m_v=self.m_v, damping=self.damping, q0=self._q0, v0=self._v0, tol=self._tol,
+            on_ill_posed=self.on_ill_posed, lower=self.lower, upper=self.upper)
+
+    @classmethod
     def from_urdf(cls, urdf, gamma_u, gamma_v, m, *, joint_names=None, ee_frame=None,
                   gravity=(0.0, 0.0, -9.81), **kwargs) -> "GearedArm":
         """Build the dynamics from a URDF file with Pinocchio
@@ -304,6 +440,7 @@ class GearedArm:
         self._q = self._q0.copy()
         self._v = self._v0.copy()
         self._solver.reset()
+        self._coulomb_solver.reset()
         self.steps = 0
         self.ill_posed_steps = 0
         self.unconverged_steps = 0
@@ -322,6 +459,7 @@ class GearedArm:
         self._inverse_inertia(M)
         self._q, self._v = q, v
         self._solver.reset()
+        self._coulomb_solver.reset()
 
     @property
     def effective_inertia(self) -> np.ndarray:
@@ -377,9 +515,11 @@ class GearedArm:
             raise ValueError(f"{name}: must be finite (joint {self.joint_names[i]} is {a[i]!r})")
         return a
 
-    def _inverse_inertia(self, Mq: np.ndarray) -> np.ndarray:
+    def _inverse_inertia(self, Mq: np.ndarray, m_extra=None) -> np.ndarray:
         Mhat = Mq.copy()
         Mhat.flat[self._diag] += self.m + self.m_v
+        if m_extra is not None:
+            Mhat.flat[self._diag] += m_extra
         try:
             Minv = np.linalg.inv(Mhat)
         except np.linalg.LinAlgError:
@@ -409,10 +549,20 @@ class GearedArm:
             tau_load = self._vector("tau_load", tau_load)
         q, v = self._q, self._v
         Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
-        Minv = self._inverse_inertia(Mh)                                          # (69a)
+        gu_m = self._gu_m
+        if self.joint_friction:  # input-side joint friction (module docstring)
+            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
+            m_visc = h * b  # implicit viscosity: an input-side inertia h b
+            tau_u = tau_u - self._coulomb_offset - b * v
+            gu_m = self.gamma_u * (self.m + m_visc)
+            self._step_C = self._coulomb
+            self._step_g = self.gamma_u * self._coulomb
+            Minv = self._inverse_inertia(Mh, m_visc)                              # (69a)
+        else:
+            Minv = self._inverse_inertia(Mh)                                      # (69a)
         Mq = Mh + np.diag(self.m_v) if self.m_v.any() else Mh                    # (49)
         B = -self.gamma_v[:, None] * Mq
-        B.flat[self._diag] += self._gu_m
+        B.flat[self._diag] += gu_m
         P = B @ Minv                                                              # (69b)
         tau_v = bias + self.damping * v                                           # (69c)
         if wrench is not None:
@@ -440,6 +590,8 @@ class GearedArm:
         else:
             self._q = q + h * v_new                                               # (69g)
         v_new, v_star, f, lam, stuck, it, conv = res
+        if self.joint_friction:  # the friction torque includes the input side's c0 + b v_new
+            f = f + self._coulomb_offset + b * v_new
         self._v = v_new
         self.steps += 1
         self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
@@ -451,6 +603,8 @@ class GearedArm:
         tau_a = tau_u - tau_v
         phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a             # (69d)
         v_star = v + A @ tau_a                                                    # (69e)
+        if self.joint_friction:
+            return self._joint_friction_step(v_star, A, phi, P, q, smax)
         if self.n == 1:  # (70), identical to the 1-DOF algorithm (44)
             y = axproj_diagonal(v_star, A[0], phi, P[0])
             a, p = A[0, 0], P[0, 0]
@@ -468,6 +622,29 @@ class GearedArm:
                                      f"(residual {r.residual:.3g}, sigma_max(P) = {smax:.4g})")
         v_new = v_star - y                                                        # (69f)
         v_new[stuck] = 0.0
+        return v_new, v_star, f, lam, stuck, it, conv
+
+    def _joint_friction_step(self, v_star, A, phi, P, q, smax):
+        """(69f) with the input-side Coulomb friction (:class:`CoulombAxproj`)."""
+        C, g = self._step_C, self._step_g
+        if self.n == 1 or (_is_diagonal(A) and _is_diagonal(P)):
+            a = np.diagonal(A)
+            y, f, stuck = _coulomb_diagonal(v_star, a, phi, np.diagonal(P), C, g)
+            it, conv = 0, True
+        else:
+            y, f, stuck, it, conv, res = self._coulomb_solver.solve(v_star, A, phi, P, C, g)
+            if not conv:
+                self.unconverged_steps += 1
+                if self.on_ill_posed == "raise":
+                    raise ValueError(f"tau_u: axproj with joint friction found no solution at "
+                                     f"q = {q.tolist()} (residual {res:.3g}, sigma_max(P) = "
+                                     f"{smax:.4g})")
+        # λ of (55) with the Coulomb element's share c = C s: sliding s = sgn v, at rest the
+        # share it can take (clip(f, −C, C))
+        v_new = v_star - y                                                        # (69f)
+        v_new[stuck] = 0.0
+        c_share = np.where(stuck, np.clip(f, -C, C), np.sign(v_new) * C)
+        lam = phi + P @ f - self.gamma_u * c_share
         return v_new, v_star, f, lam, stuck, it, conv
 
     def _stop_step(self, tau_u, tau_v, v, A, P, q, smax, Minv, h, res):
@@ -684,3 +861,192 @@ class EndStops:
             tau[hit] = np.minimum(inertia[hit] * w * (w * pen[hit] + 2.0 * self.zeta * v[hit]),
                                   0.0)
         return tau
+
+
+# ----------------------------------------------------------------------------------------------
+# joint friction on the input side: the axproj problem (67) with a Coulomb element
+# ----------------------------------------------------------------------------------------------
+def coulomb_gear_bounds(phi: np.ndarray, p: np.ndarray, C: np.ndarray,
+                        g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per joint the range ``(lo, hi)`` of the friction torque at rest, in closed form, for a
+    joint whose gear friction (34) is joined by a symmetric Coulomb element ``C`` on its input
+    side (:class:`GearedArm`, "Joint friction").
+
+    Sliding forwards the friction is ``f = C + |λ|`` with ``λ = a + p f``, ``a = ϕ − γ_u C``
+    (the Coulomb torque is an input-side torque, so it enters ϕ of (69d) like τ_u), whose root
+    is ``(C + a)/(1 − p)`` if ``a + p C ≥ 0``, else ``(C − a)/(1 + p)``; backwards, mirrored
+    with ``a' = ϕ + γ_u C``. For C = 0 this is (Φ(−1), Φ(1)) of (34). A bound is ±inf where the
+    root does not exist (|p| ≥ 1, ill-posed: the motion jams, as λ_s (35)).
+
+    Parameters
+    ----------
+    phi : (n,) ndarray
+        ϕ of (69d) per joint (the others' friction included), N m.
+    p : (n,) ndarray
+        The diagonal of P (52) (dimensionless).
+    C : (n,) ndarray
+        Symmetric Coulomb torque (Cp + Cn)/2 ≥ 0 per joint, N m.
+    g : (n,) ndarray
+        γ_u C per joint, N m.
+
+    Returns
+    -------
+    lo : (n,) ndarray
+        The most negative friction torque static friction can give, N m (≤ −C).
+    hi : (n,) ndarray
+        The most positive, N m (≥ C).
+    """
+    a = phi - g
+    pos = a + p * C >= 0.0
+    den = np.where(pos, 1.0 - p, 1.0 + p)
+    ok = den > 0.0
+    hi = np.where(ok, np.where(pos, C + a, C - a) / np.where(ok, den, 1.0), np.inf)
+    a = phi + g
+    pos = a - p * C >= 0.0
+    den = np.where(pos, 1.0 + p, 1.0 - p)
+    ok = den > 0.0
+    lo = np.where(ok, -np.where(pos, C + a, C - a) / np.where(ok, den, 1.0), -np.inf)
+    return lo, hi
+
+
+class CoulombAxproj:
+    """Solver of (67) with input-side Coulomb friction: find the friction torques f with
+
+        v_new = v* − A f,   f_i = hi_i(f) if v_new,i > 0,  lo_i(f) if v_new,i < 0,
+        lo_i(f) ≤ f_i ≤ hi_i(f) if v_new,i = 0 (stuck),
+        hi_i = C_i + |ψ_i − γ_u,i C_i|,  lo_i = −C_i − |ψ_i + γ_u,i C_i|,  ψ = ϕ + P f
+
+    (:class:`GearedArm`, "Joint friction"). With C = 0 it is :class:`~.projection.AxprojSolver`'s
+    problem. The same semismooth Newton (active-set) method: each joint's piece — stuck (row
+    ``A_i f = v*_i``) or sliding in direction d with ``σ = sgn(ψ_i − d γ_u,i C_i)`` (row
+    ``f_i − dσ (P f)_i = d C_i + dσ ϕ_i − σ γ_u,i C_i``) — fixes one n×n linear system; a
+    backtracking line search once a piece recurs, projected Gauss–Seidel (:func:
+    `coulomb_gear_bounds` per joint) if Newton stalls; warm-started from the previous step.
+    Joints with zero velocity up to 10 × the tolerance are made exactly stuck.
+
+    Parameters
+    ----------
+    n : int
+        Number of joints.
+    tol : float
+        Tolerance relative to the velocity scale ``max(‖v*‖∞, max_i A_ii |f_i|)``.
+    max_iter : int
+        Most Newton solves.
+    sweeps : int
+        Most Gauss–Seidel sweeps.
+    """
+
+    def __init__(self, n: int, *, tol: float = 1e-12, max_iter: int = 30, sweeps: int = 200):
+        self.n = int(n)
+        self.tol = float(tol)
+        self.max_iter = int(max_iter)
+        self.sweeps = int(sweeps)
+        self._eye = np.eye(self.n)
+        self.f = np.zeros(self.n)
+        self.warm = False
+
+    def reset(self) -> None:
+        """Forget the warm start."""
+        self.f[:] = 0.0
+        self.warm = False
+
+    @staticmethod
+    def _evaluate(f, v, A, phi, P, C, g, r, a_diag):
+        psi = phi + P @ f
+        lam_up, lam_dn = psi - g, psi + g
+        hi = C + np.abs(lam_up)
+        lo = -C - np.abs(lam_dn)
+        w = v - A @ f
+        z = f + r * w
+        G = f - np.minimum(np.maximum(z, lo), hi)
+        return lam_up, lam_dn, z, lo, hi, float((np.abs(G) * a_diag).max())
+
+    def solve(self, v, A, phi, P, C, g):
+        """Solve for validated float arrays; returns ``(y, f, stuck, iterations, converged,
+        residual)`` with y = A f (y_i = v*_i exactly for stuck joints)."""
+        a_diag = np.diagonal(A)
+        r = 1.0 / a_diag
+        if self.warm:
+            f = self.f.copy()
+        else:
+            lo, hi = coulomb_gear_bounds(phi, np.diagonal(P), C, g)
+            f = np.minimum(np.maximum(v * r, lo), hi)
+            f = np.where(np.isfinite(f), f, 0.0)
+        out = self._evaluate(f, v, A, phi, P, C, g, r, a_diag)
+        lam_up, lam_dn, z, lo, hi, res = out
+        scale = max(float(np.abs(v).max()), float((a_diag * np.maximum(hi, -lo)).max()), 1e-300)
+        tol = self.tol * scale
+        eye = self._eye
+        it = 0
+        seen: set = set()
+        damped = False
+        while res > tol and it < self.max_iter:
+            it += 1
+            d = np.where(z > hi, 1.0, np.where(z < lo, -1.0, 0.0))
+            sigma = np.where(np.where(d > 0.0, lam_up, lam_dn) < 0.0, -1.0, 1.0)
+            cc = d * sigma
+            key = d.tobytes() + cc.tobytes()
+            if key in seen:
+                damped = True
+            seen.add(key)
+            stuck = d == 0.0
+            K = np.where(stuck[:, None], A, eye - cc[:, None] * P)
+            rhs = np.where(stuck, v, d * C + cc * phi - sigma * g)
+            try:
+                f_new = np.linalg.solve(K, rhs)
+            except np.linalg.LinAlgError:
+                break
+            if not np.isfinite(f_new).all():
+                break
+            new = self._evaluate(f_new, v, A, phi, P, C, g, r, a_diag)
+            if damped and new[5] > (1.0 - 1e-4) * res and new[5] > tol:
+                step, t, best = f_new - f, 0.5, None
+                while t > 1e-6:
+                    trial = f + t * step
+                    o = self._evaluate(trial, v, A, phi, P, C, g, r, a_diag)
+                    if o[5] < (1.0 - 1e-4 * t) * res:
+                        best = (trial, o)
+                        break
+                    t *= 0.5
+                if best is None:
+                    break
+                f_new, new = best
+            f = f_new
+            lam_up, lam_dn, z, lo, hi, res = new
+        if res > tol:
+            f, sweeps = self._gauss_seidel(f, v, A, phi, P, C, g, a_diag)
+            it += sweeps
+            res = self._evaluate(f, v, A, phi, P, C, g, r, a_diag)[5]
+        converged = res <= tol
+        self.f[:] = f
+        self.warm = True
+        w = v - A @ f
+        vel_tol = max(res, self.tol * max(float(np.abs(v).max()), 1e-300)) * 10.0
+        stuck = np.abs(w) <= vel_tol
+        y = np.where(stuck, v, A @ f)
+        return y, f, stuck, it, bool(converged), float(res)
+
+    def _gauss_seidel(self, f, v, A, phi, P, C, g, a_diag):
+        f = f.copy()
+        pd = np.diagonal(P)
+        r = 1.0 / a_diag
+        for sweep in range(1, self.sweeps + 1):
+            for i in range(self.n):
+                vi = v[i] - A[i] @ f + a_diag[i] * f[i]
+                ph = phi[i] + P[i] @ f - pd[i] * f[i]
+                lo, hi = coulomb_gear_bounds(np.array([ph]), pd[i:i + 1], C[i:i + 1], g[i:i + 1])
+                f[i] = min(max(vi * r[i], lo[0]), hi[0])
+            if self._evaluate(f, v, A, phi, P, C, g, r, a_diag)[5] <= self.tol * max(
+                    float(np.abs(v).max()), 1e-300):
+                return f, sweep
+        return f, self.sweeps
+
+
+def _coulomb_diagonal(v, a, phi, p, C, g):
+    """The diagonal case (70) of :class:`CoulombAxproj` in closed form: (y, f, stuck)."""
+    lo, hi = coulomb_gear_bounds(phi, p, C, g)
+    lo, hi = a * lo, a * hi
+    tie = _TIE * np.abs(v)  # marginal states stick, as in the 1-DOF algorithm (44)
+    stuck = (v >= lo - tie) & (v <= hi + tie)
+    y = np.where(stuck, v, np.minimum(np.maximum(v, lo), hi))
+    return y, y / a, stuck
