@@ -31,6 +31,17 @@ Sync: ``realtime`` — a wall-clock timer at ``rate`` runs the steps due (50 ms 
 only. Command age (``command_timeout``) is measured in simulated time. ``duration`` > 0: exit 0
 when the simulated time reaches it.
 
+Joint friction: ``joint_friction`` (a path to a ``joint_friction.yaml``, the layout
+``fric identify`` writes; empty = none) gives every joint the identified (or "true") asymmetric
+Coulomb + viscous friction on the motor side of its gear and, where the file has
+``eta_f``/``eta_b`` (the gear model), the gear's efficiencies, replacing ``gamma_u``/``gamma_v``
+(or ``eta_f``/``eta_b``) for those joints
+(:meth:`fric_core.transmission.geared_arm.GearedArm.from_joint_friction`: the motor torque then
+obeys ``τ_u = m q̈ + G(τ_load, v) + τ_f(v)``, the model the identifier fits). Joints are matched
+by name; a joint missing from the file or a bad field stops the node with one line naming it. A
+file with only ``eta_product`` (efficiencies undetermined) gives the Coulomb and viscous part
+only, with a WARN.
+
 Joint limits: with ``enforce_joint_limits`` (default) the URDF's position limits are hard end stops,
 unilateral constraints solved in the implicit step
 (:class:`fric_core.transmission.geared_arm.GearedArm`'s ``lower``/``upper``: the stop's impulse
@@ -53,6 +64,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
+from fric_interfaces.parameters import ParamSpec
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 
@@ -64,6 +76,10 @@ __all__ = ["TransmissionSim", "main"]
 _BATCH = 50  # as_fast_as_possible: steps per callback
 _MAX_LAG_S = 0.05  # realtime: further behind than this, skip ahead instead of catching up
 _FORCE_SCALE = 0.02  # marker arrow length per newton [m/N]
+_FRICTION_SPEC = ParamSpec("joint_friction", "", "joint_friction.yaml (fric identify's layout) "
+                           "with each joint's friction and gear efficiencies; '' = none",
+                           read_only=True)
+_SPECS = SPECS + (_FRICTION_SPEC,)
 
 
 class TransmissionSim(FricNode):
@@ -72,11 +88,13 @@ class TransmissionSim(FricNode):
     default_name = names.TRANSMISSION_SIM
 
     def _setup(self) -> None:
-        v = self.values = declare_params(self, SPECS)
-        typos = unused_overrides(self, [s.name for s in SPECS])
+        v = self.values = declare_params(self, _SPECS)
+        typos = unused_overrides(self, [s.name for s in _SPECS])
         if typos:
             raise ValueError(f"{typos[0]}: not a parameter of {names.TRANSMISSION_SIM}")
         self.arm = build_arm(v)
+        if v["joint_friction"]:
+            self._load_joint_friction(v["joint_friction"])
         dyn = self.arm.dynamics
         self.joint_names = self.arm.joint_names
         self.ee_frame = dyn.ee_frame
@@ -127,6 +145,25 @@ class TransmissionSim(FricNode):
         self.get_logger().info(f"{dyn!r}: gamma_u {self.arm.gamma_u.tolist()}, gamma_v "
                                f"{self.arm.gamma_v.tolist()}, sigma_max(P) {self._smax0:.4g}, "
                                f"{v['sync']} at {v['rate']:g} Hz")
+
+    def _load_joint_friction(self, path: str) -> None:
+        """The arm with the joint friction (and efficiencies) of ``path``; ValueError naming
+        the parameter, the file and the field."""
+        try:
+            self.arm = self.arm.with_joint_friction(path)
+        except ValueError as e:
+            raise ValueError(f"joint_friction: {e}") from None
+        log = self.get_logger()
+        und = self.arm.efficiencies_undetermined
+        if und:
+            log.warning(f"joint_friction: {path}: the gear efficiencies of {list(und)} are "
+                        "undetermined (only eta_product: the rigid body was identified jointly); "
+                        "simulating their Coulomb + viscous friction only, gears from "
+                        "gamma_u/gamma_v")
+        a = self.arm
+        log.info("joint friction from " + path + ": " + "; ".join(
+            f"{j} Cp {a.Cp[i]:g} Cn {a.Cn[i]:g} bp {a.bp[i]:g} bn {a.bn[i]:g}"
+            for i, j in enumerate(a.joint_names)))
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: Float64MultiArray) -> None:
@@ -328,11 +365,18 @@ class TransmissionSim(FricNode):
               ("end-stop steps", str(self.arm.stop_steps)),
               ("end-stop steps by impact projection", str(self.arm.stop_unconverged))]
         kv += self._rejects.key_values()
+        if self.arm.joint_friction:
+            kv.append(("joint friction", self.values["joint_friction"]))
+            und = self.arm.efficiencies_undetermined
+            if und:
+                kv.append(("efficiencies undetermined", ",".join(und)))
         for i, j in enumerate(self.joint_names):
             kv += [(f"{j} gamma_u", f"{self.arm.gamma_u[i]:.6g}"),
                    (f"{j} gamma_v", f"{self.arm.gamma_v[i]:.6g}"),
                    (f"{j} eta_f", f"{eta_f[i]:.6g}"), (f"{j} eta_b", f"{eta_b[i]:.6g}"),
                    (f"{j} rho_hat", f"{rho[i]:.6g}"),
+                   (f"{j} Cp, Cn [N m]", f"{self.arm.Cp[i]:.6g}, {self.arm.Cn[i]:.6g}"),
+                   (f"{j} bp, bn [N m s/rad]", f"{self.arm.bp[i]:.6g}, {self.arm.bn[i]:.6g}"),
                    (f"{j} backdrivable", str(bool(self.arm.backdrivable[i]))),
                    (f"{j} stuck", str(bool(st.stuck[i]))),
                    (f"{j} effort limit [N m]", f"{self._effort[i]:g}"),
