@@ -8,6 +8,8 @@ static friction holds exactly the interval ``[G(τ_load, v<0) − Cn, G(τ_load,
 creep: q bit-equal over 10 s), above breakaway it accelerates per the formula, it creates no
 energy, and its implicit viscosity is stable for any b h / m."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -303,3 +305,20 @@ def test_from_joint_friction_reads_the_file_and_names_problems(tmp_path):
         GearedArm(dyn, [1.5, 0.0], 0.0, 1.0, Cp=0.5)
     with pytest.raises(ValueError, match="bn: must be >= 0"):
         GearedArm(dyn, 0.0, 0.0, 1.0, bn=-0.1)
+
+
+def test_hard_end_stop_with_joint_friction_lands_exactly_and_holds():
+    # joint2 driven by 20 N m into its URDF limit with the demo's true friction: it lands exactly
+    # on the limit (never past it), rests there at v = 0, and stays when the command ends.
+    dyn = UrdfDynamics("planar_2link", gravity=(0.0, 0.0, 0.0))
+    arm = GearedArm(dyn, 0.0, 0.0, [0.5, 0.2], lower=dyn.lower, upper=dyn.upper,
+                    q0=[0.0, 3.0]).with_joint_friction(
+        Path(__file__).resolve().parents[2] / "config" / "planar_2link_true_friction.yaml")
+    q2 = []
+    for _ in range(1500):
+        arm.step([0.0, 20.0], H)
+        q2.append(arm.q[1])
+    assert max(q2) == dyn.upper[1] and q2[-1] == dyn.upper[1] and arm.stop_unconverged == 0
+    for _ in range(300):
+        arm.step([0.0, 0.0], H)
+    assert arm.q.tolist() == [0.0, dyn.upper[1]] and arm.v.tolist() == [0.0, 0.0]
