@@ -322,3 +322,31 @@ def test_hard_end_stop_with_joint_friction_lands_exactly_and_holds():
     for _ in range(300):
         arm.step([0.0, 0.0], H)
     assert arm.q.tolist() == [0.0, dyn.upper[1]] and arm.v.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name, rotors", [("arm7", [0.4, 0.4, 0.2, 0.2, 0.1, 0.05, 0.05]),
+                                          ("planar_2link", [0.5, 0.2])])
+def test_true_friction_configs_are_asymmetric_backdrivable_and_well_posed(name, rotors):
+    # config/<arm>_true_friction.yaml with the rotor inertias of config/arm_friction_<arm>.yaml:
+    # every joint asymmetric (Cp != Cn, bp != bn), efficiencies in the demo's ranges, every gear
+    # back-drivable (|gamma_v| < 1), and sigma_max(P) < 1 (57) over 200 random poses.
+    from fric_core.arm_identification.joint_friction import read_joint_friction
+    from fric_nodes.builders import well_posedness
+
+    root = Path(__file__).resolve().parents[2] / "config"
+    fs = read_joint_friction(root / f"{name}_true_friction.yaml")
+    params = root / f"arm_friction_{name}.yaml"
+    if params.exists():
+        import yaml
+        sim = yaml.safe_load(params.read_text())["transmission_sim"]["ros__parameters"]
+        rotors = sim.get("rotor_inertia", rotors)
+    dyn = UrdfDynamics(name)
+    arm = GearedArm.from_joint_friction(dyn, fs, rotors)
+    for j, e in zip(dyn.joint_names, fs.for_joints(dyn.joint_names)):
+        assert e.Cp != e.Cn and e.bp != e.bn, j
+        assert 0.6 <= e.eta_f <= 0.9 and 0.4 <= e.eta_b <= 0.8, j
+        assert e.eta_product == pytest.approx(e.eta_f * e.eta_b), j
+    assert arm.backdrivable.all() and arm.forward_drivable.all()
+    rng = np.random.default_rng(21)
+    worst = max(well_posedness(arm, rng.uniform(dyn.lower, dyn.upper))[0] for _ in range(200))
+    assert worst < 0.8
