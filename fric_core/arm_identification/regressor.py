@@ -23,14 +23,14 @@ import pinocchio as pin
 import scipy.linalg
 
 __all__ = ["BaseParameters", "base_parameters", "rigid_body_regressor", "friction_columns",
-           "FRICTION_PARAMS"]
+           "separable_armature", "FRICTION_PARAMS"]
 
 #: Friction parameters per joint, in the order of :func:`friction_columns`' columns.
 FRICTION_PARAMS = ("Cp", "bp", "Cn", "bn")
 
 
-def rigid_body_regressor(dyn, q, v, a) -> np.ndarray:
-    """Joint torque regressor stacked over samples.
+def rigid_body_regressor(dyn, q, v, a, armature: bool = False) -> np.ndarray:
+    """Joint torque regressor stacked over samples (Pinocchio, once per sample).
 
     Parameters
     ----------
@@ -38,50 +38,74 @@ def rigid_body_regressor(dyn, q, v, a) -> np.ndarray:
         The arm (its joint order is the columns' order of ``q``, ``v``, ``a``).
     q, v, a : (N, n) array_like
         Joint positions [rad or m], velocities and accelerations.
+    armature : bool
+        Append n rotor-inertia columns: column ``10·n_b + j`` is ``q̈_j`` on joint j's rows (the
+        rotor inertia referred to the joint, ``m_j q̈_j``, not through the gear).
 
     Returns
     -------
-    (N·n, 10·n_b) ndarray
+    (N·n, 10·n_b [+ n]) ndarray
         Row ``k·n + j``: joint j at sample k; ``τ = Y π`` with π the dynamic parameters of
-        Pinocchio's n_b bodies (``inertia.toDynamicParameters()`` of each, in body order).
+        Pinocchio's n_b bodies (``inertia.toDynamicParameters()`` of each, in body order)
+        followed by the n rotor inertias when ``armature``.
     """
     q, v, a = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, v, a))
     model, data, n = dyn.model, dyn.data, dyn.n
-    out = np.empty((q.shape[0] * n, 10 * (model.njoints - 1)))
+    nr = 10 * (model.njoints - 1)
+    N = q.shape[0]
+    out = np.zeros((N, n, nr + (n if armature else 0)))
     perm = dyn._perm
-    for k in range(q.shape[0]):
-        Y = pin.computeJointTorqueRegressor(model, data, dyn._config(q[k]), dyn._velocity(v[k]),
-                                            dyn._velocity(a[k]))
-        out[k * n:(k + 1) * n] = Y if perm is None else Y[perm]
-    return out
+    reg = pin.computeJointTorqueRegressor
+    if perm is None and not dyn._cont:
+        for k in range(N):
+            out[k, :, :nr] = reg(model, data, q[k], v[k], a[k])
+    else:
+        for k in range(N):
+            Y = reg(model, data, dyn._config(q[k]), dyn._velocity(v[k]), dyn._velocity(a[k]))
+            out[k, :, :nr] = Y if perm is None else Y[perm]
+    if armature:
+        j = np.arange(n)
+        out[:, j, nr + j] = a
+    return out.reshape(N * n, -1)
 
 
 @dataclass(frozen=True)
 class BaseParameters:
     """The identifiable base set of an arm's dynamic parameters (see the module docstring).
 
-    ``index``: the base columns of the full regressor (r of them); ``map``: (r, 10·n_b) with
-    ``β = map @ π``; ``names``: ``"<body>.<param>"`` of each base column (the base parameter is
-    that one plus the combination of dependent ones given by its row of ``map``).
+    ``index``: the base columns of the full regressor (r of them); ``map``: (r, 10·n_b [+ n])
+    with ``β = map @ π``; ``names``: ``"<body>.<param>"`` (``"<joint>.armature"`` for a rotor
+    inertia) of each base column (the base parameter is that one plus the combination of
+    dependent ones given by its row of ``map``); ``armature``: whether the n rotor-inertia
+    columns of :func:`rigid_body_regressor` are part of the set.
     """
 
     index: np.ndarray
     map: np.ndarray
     names: tuple
+    armature: bool = False
 
     def reduce(self, Y: np.ndarray) -> np.ndarray:
         """The base columns ``Y_b`` of a full regressor ``Y``."""
         return Y[:, self.index]
 
-    def beta(self, pi) -> np.ndarray:
-        """Base parameters ``β = map @ π`` of full dynamic parameters π."""
-        return self.map @ np.asarray(pi, dtype=float)
+    def beta(self, pi, armature=None) -> np.ndarray:
+        """Base parameters ``β = map @ π`` of full dynamic parameters π (10·n_b values; with an
+        armature base set, the rotor inertias ``armature`` (n values, default 0) are appended
+        unless π already holds them)."""
+        pi = np.asarray(pi, dtype=float)
+        extra = self.map.shape[1] - pi.size
+        if extra > 0:
+            arm = np.zeros(extra) if armature is None else np.asarray(armature, dtype=float)
+            pi = np.concatenate([pi, arm])
+        return self.map @ pi
 
 
 _PI_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
 
-def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -> BaseParameters:
+def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8,
+                    armature: bool = False) -> BaseParameters:
     """The identifiable base set by QR with column pivoting on random motions.
 
     Parameters
@@ -95,6 +119,10 @@ def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -
         Seed of the random samples (the result does not depend on it for generic motions).
     tol : float
         Relative rank tolerance on the diagonal of R (against its largest element).
+    armature : bool
+        Include the rotor inertias (one column ``q̈_j`` on joint j's rows each): where the data
+        cannot tell a rotor inertia from link inertias (e.g. a first joint about the vertical:
+        its rotor and the first link's ``Izz`` both multiply ``q̈_1`` alone) the QR merges them.
 
     Returns
     -------
@@ -107,7 +135,7 @@ def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -
     q = rng.uniform(lo, hi, size=(samples, dyn.n))
     v = rng.standard_normal((samples, dyn.n))
     a = rng.standard_normal((samples, dyn.n))
-    Y = rigid_body_regressor(dyn, q, v, a)
+    Y = rigid_body_regressor(dyn, q, v, a, armature=armature)
     _, R, P = scipy.linalg.qr(Y, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     r = int(np.sum(d > tol * d[0])) if d.size and d[0] > 0 else 0
@@ -120,8 +148,49 @@ def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -
     order = np.argsort(idx_b)  # base columns in the regressor's own order
     idx_b, full = idx_b[order], full[order]
     bodies = [dyn.model.names[j] for j in range(1, dyn.model.njoints)]
-    names = tuple(f"{bodies[i // 10]}.{_PI_NAMES[i % 10]}" for i in idx_b)
-    return BaseParameters(index=idx_b, map=full, names=names)
+    nr = 10 * len(bodies)
+    names = tuple(f"{bodies[i // 10]}.{_PI_NAMES[i % 10]}" if i < nr
+                  else f"{dyn.joint_names[i - nr]}.armature" for i in idx_b)
+    return BaseParameters(index=idx_b, map=full, names=names, armature=bool(armature))
+
+
+def separable_armature(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8) -> np.ndarray:
+    """Which rotor inertias the rigid-body regressor cannot absorb.
+
+    Joint j's rotor-inertia column (``q̈_j`` on joint j's rows) is separable when it is not in
+    the span of the rigid-body regressor for every motion (random samples as in
+    :func:`base_parameters`); a first joint about the vertical is the classic exception (its
+    rotor and the first link's ``Izz`` both multiply ``q̈_1`` alone).
+
+    Parameters
+    ----------
+    dyn : fric_core.transmission.urdf_dynamics.UrdfDynamics
+        The arm.
+    samples, seed, tol : int, int, float
+        As in :func:`base_parameters` (``tol`` relative to the column's norm).
+
+    Returns
+    -------
+    (n,) bool ndarray
+        True where the rotor inertia is separable from the link inertias.
+    """
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
+    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
+    q = rng.uniform(lo, hi, size=(samples, dyn.n))
+    v = rng.standard_normal((samples, dyn.n))
+    a = rng.standard_normal((samples, dyn.n))
+    Y = rigid_body_regressor(dyn, q, v, a, armature=True)
+    nr = Y.shape[1] - dyn.n
+    Q, R, _ = scipy.linalg.qr(Y[:, :nr], mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    Q = Q[:, :int(np.sum(d > tol * d[0]))]
+    out = np.empty(dyn.n, dtype=bool)
+    for j in range(dyn.n):
+        c = Y[:, nr + j]
+        res = c - Q @ (Q.T @ c)
+        out[j] = np.linalg.norm(res) > 1e-6 * np.linalg.norm(c)
+    return out
 
 
 def friction_columns(v, dv: float):

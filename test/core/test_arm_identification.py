@@ -165,8 +165,16 @@ def test_one_direction_only_is_named(dyn, data):
 def test_bad_options_are_named(dyn, data):
     with pytest.raises(ValueError, match="dynamics: expected"):
         fit_arm_friction(*data, dyn, dynamics="guess")
-    with pytest.raises(ValueError, match="method: 'eiv'"):
+    with pytest.raises(ValueError, match="noise: method='eiv' needs"):
         fit_arm_friction(*data, dyn, method="eiv")
+    with pytest.raises(ValueError, match="method: expected"):
+        fit_arm_friction(*data, dyn, method="tls")
+    with pytest.raises(ValueError, match="law: expected"):
+        fit_arm_friction(*data, dyn, law="lugre")
+    with pytest.raises(ValueError, match="noise: missing 'var_a'"):
+        fit_arm_friction(*data, dyn, method="eiv", noise={"var_v": [0.0, 0.0]})
+    with pytest.raises(ValueError, match="armature: expected True, False or 2"):
+        fit_arm_friction(*data, dyn, armature=[0.1])
     with pytest.raises(ValueError, match="dv: expected"):
         fit_arm_friction(*data, dyn, dv=-1.0)
 
