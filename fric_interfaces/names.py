@@ -14,6 +14,9 @@ WRENCH = "wrench"  #: geometry_msgs/WrenchStamped
 ACCELEROMETER = "accelerometer"
 MARKERS = "~/markers"  #: visualization_msgs/MarkerArray
 DIAGNOSTICS = "/diagnostics"  #: diagnostic_msgs/DiagnosticArray
+#: std_msgs/Float64MultiArray: a controller's effort commands into friction_compensator, which
+#: publishes them plus the friction compensation on EFFORT_COMMANDS (parameter command_topic)
+COMPENSATOR_EFFORT_IN = "friction_compensator/effort_in"
 
 # Services
 #: std_srvs/Trigger on friction_identifier (-> friction_identifier/identify)
@@ -24,3 +27,4 @@ FRICTION_RENDERER = "friction_renderer"
 TRANSMISSION_SIM = "transmission_sim"
 FRICTION_IDENTIFIER = "friction_identifier"
 HAPTIC_STAGE = "haptic_stage"
+FRICTION_COMPENSATOR = "friction_compensator"

@@ -1,0 +1,378 @@
+"""``friction_compensator``: adds the identified joint friction (and optionally the URDF gravity)
+to a controller's effort commands, in a ros2_control topic chain (issue 15; docs/
+friction_compensator.md)::
+
+    joint_state_broadcaster --joint_states--> friction_compensator <--command_topic-- controller
+    friction_compensator --effort_controller/commands--> forward_command_controller (effort)
+
+Per valid ``joint_states`` message (the 1 kHz loop) one step of
+:class:`fric_core.compensation.FrictionCompensator` (paper 000's model C driven by the measured
+position, relaxed at rest): ``commands + enable·scale·f̂ (+ g(q))`` saturated at ``max_effort``
+is published. Bad messages (missing joint, NaN, wrong length, implausible) are rejected, counted
+and never forwarded. Watchdog: no valid joint_states for ``watchdog_timeout`` → zero effort once,
+element reset; commands older than that → the compensation alone, or with ``require_command``
+zero effort once and nothing until they resume. At shutdown: zero effort.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration as RclDuration
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from fric_core.arm_identification.joint_friction import read_joint_friction
+from fric_core.compensation import FrictionCompensator
+from fric_interfaces import names, qos
+from fric_interfaces.conversions import (CommandReader, Float64ArrayWriter, InputError,
+                                         JointStateReader)
+from fric_interfaces.parameters import SCHEDULING_SPECS, ParamSpec
+from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
+                                   rejected_change, run_node, sleep_ok, unused_overrides)
+from fric_nodes.compensator_diagnostics import CompensatorStats, compensator_status
+
+__all__ = ["SPECS", "LIVE", "FrictionCompensatorNode", "main"]
+
+_NM = "N·m (N for a prismatic joint)"
+
+SPECS = (
+    ParamSpec("joints", ["joint1"], "joints to compensate, matched by name in joint_states; "
+              "the command input and the output have one entry per joint in this order",
+              read_only=True, list_of=str),
+    ParamSpec("joint_friction", "", "path to joint_friction.yaml (the output of fric identify): "
+              "Cp, Cn, bp, bn (and eta_f, eta_b) per joint", read_only=True),
+    ParamSpec("command_topic", names.COMPENSATOR_EFFORT_IN, "the controller's effort commands "
+              "(std_msgs/Float64MultiArray, one entry per joint in `joints` order)",
+              read_only=True),
+    ParamSpec("require_command", False, "true: without fresh commands publish zero effort once "
+              "and then nothing; false: publish the compensation alone"),
+    ParamSpec("enable", [True], "compensate this joint (one value for all joints, or one per "
+              "joint)", list_of=bool),
+    ParamSpec("scale", [1.0], "fraction of the friction estimate added (one value, or one per "
+              "joint)", min=0.0, max=1.5, list_of=float),
+    ParamSpec("max_effort", 50.0, "output saturation per joint (counted in diagnostics)",
+              unit=_NM, min=1e-6),
+    ParamSpec("max_command", 1e4, "plausibility limit of the controller's commands: a "
+              "message with |command| above it is rejected (never forwarded); between "
+              "max_effort and max_command the output saturates", unit=_NM, min=1e-6),
+    ParamSpec("max_position", 1000.0, "plausibility limit of the joint positions: a "
+              "joint_states message beyond it is rejected", unit="rad, or m", min=1e-6),
+    ParamSpec("watchdog_timeout", 0.1, "no valid joint_states (or commands) this long: zero "
+              "effort once (commands: see require_command)", unit="s", min=0.002, max=60.0),
+    ParamSpec("dt", 0.001, "element step = the joint_states period", unit="s", min=1e-5,
+              max=0.1, read_only=True),
+    ParamSpec("gravity", "none", "add the gravity torque g(q) of the URDF", read_only=True,
+              choices=("none", "urdf")),
+    ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for gravity/gear_load",
+              read_only=True),
+    ParamSpec("gear_load", "none", "gear model files (eta_f, eta_b): the load torque of the "
+              "load-dependent friction, none (Coulomb/viscous only) or the URDF gravity torque",
+              read_only=True, choices=("none", "gravity")),
+    ParamSpec("encoder_resolution", [1e-4], "position resolution, one value or one per joint: "
+              "sets the default K and the deadband", unit="rad, or m", min=1e-12,
+              read_only=True, list_of=float),
+    ParamSpec("presliding_counts", 5.0, "encoder counts in the presliding distance max(Cp, Cn)/K "
+              "of the default K", min=0.5, max=1e6, read_only=True),
+    ParamSpec("K", [], "element stiffness per joint (empty: from encoder_resolution and "
+              "presliding_counts)", unit="N·m/rad", min=1e-9, read_only=True, list_of=float),
+    ParamSpec("B", [0.0], "element damping, one value or one per joint (0 recommended: it is "
+              "negative damping on the joint within the presliding band)", unit="N·m·s/rad",
+              min=0.0, read_only=True, list_of=float),
+    ParamSpec("deadband", [], "play width on the position input, one value or one per joint "
+              "(empty: 2 encoder counts)", unit="rad, or m", min=0.0, read_only=True,
+              list_of=float),
+    ParamSpec("relax_time", 0.01, "time constant of the compensation's decay at rest",
+              unit="s", min=1e-4, max=1e6, read_only=True),
+    ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.1, max=60.0,
+              read_only=True),
+) + SCHEDULING_SPECS
+
+#: parameters that may change while running
+LIVE = ("require_command", "enable", "scale", "max_effort", "max_command", "max_position",
+        "watchdog_timeout")
+
+
+def _per_joint(name: str, values, n: int) -> list:
+    """One value for all joints, or one per joint (ValueError otherwise)."""
+    values = list(values)
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise ValueError(f"{name}: expected 1 value or {n} (one per joint), got {len(values)}")
+    return values
+
+
+class FrictionCompensatorNode(FricNode):
+    """The friction compensator node (module docstring); kwargs go to ``Node``."""
+
+    default_name = names.FRICTION_COMPENSATOR
+
+    def _setup(self) -> None:
+        v = declare_params(self, SPECS)
+        self._specs = {s.name: s for s in SPECS}
+        joints = self._joints = tuple(v["joints"])
+        if not joints or len(set(joints)) != len(joints):
+            raise ValueError(f"joints: expected distinct joint names, got {list(joints)}")
+        n = self._n = len(joints)
+        if not v["joint_friction"]:
+            raise ValueError("joint_friction: the path to joint_friction.yaml is required "
+                             "(the output of `fric identify`)")
+        fset = read_joint_friction(v["joint_friction"])  # ValueError names file and field
+        friction = fset.for_joints(joints, where=f"joint_friction: {v['joint_friction']}")
+        self._dyn = None
+        if v["gravity"] == "urdf" or v["gear_load"] == "gravity":
+            if not v["urdf"]:
+                raise ValueError("urdf: needed for gravity: urdf or gear_load: gravity")
+            from fric_core.transmission.urdf_dynamics import UrdfDynamics
+            try:
+                self._dyn = UrdfDynamics(v["urdf"], joint_names=list(joints))
+            except Exception as e:  # UrdfError, Pinocchio's errors: one line
+                raise ValueError(f"urdf: {e}") from None
+        gear = [j for j, jf in zip(joints, friction) if jf.has_gear]
+        self._gear_load = v["gear_load"] == "gravity" and bool(gear)
+        if gear and not self._gear_load:
+            self.get_logger().warning(
+                f"joint_friction: joints {gear} have gear efficiencies; with gear_load none "
+                "only their Coulomb/viscous part is compensated (set gear_load: gravity and urdf "
+                "for the load-dependent part)")
+        K = list(v["K"])
+        kw = dict(resolution=_per_joint("encoder_resolution", v["encoder_resolution"], n),
+                  K=_per_joint("K", K, n) if K else None,
+                  B=_per_joint("B", v["B"], n),
+                  presliding_counts=float(v["presliding_counts"]),
+                  deadband=_per_joint("deadband", v["deadband"], n) if v["deadband"] else None,
+                  relax_time=float(v["relax_time"]),
+                  gravity=self._dyn.gravity_torque if v["gravity"] == "urdf" else None)
+        self._comp = FrictionCompensator(friction, float(v["dt"]), **kw)
+        self._values = v
+        self._apply_live(v)
+        unused = unused_overrides(self, self._specs)
+        if unused:
+            self.get_logger().warning(f"ignoring unknown parameters {unused}")
+
+        self._reader = JointStateReader(joints, ("position",))
+        self._cmd_reader = CommandReader(n)
+        self._cmd = np.zeros(n)
+        self._zero = np.zeros(n)
+        self._writer = Float64ArrayWriter()
+        self._stats = CompensatorStats()
+        self._states_rej = RejectLog(self.get_logger(), "joint_state")
+        self._cmds_rej = RejectLog(self.get_logger(), "command")
+        self._sat_last = np.zeros(n, dtype=np.int64)
+        self._last_state = None  # monotonic ns of the last valid joint_states
+        self._last_cmd = None  # monotonic ns of the last valid command
+        self._tripped = False
+        self._cmd_tripped = False
+        self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
+                                          qos.CONTROL_PUB)
+        self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
+                                 qos.CONTROL_SUB)
+        sub = self.create_subscription(Float64MultiArray, v["command_topic"], self._on_command,
+                                       qos.CONTROL_SUB)
+        self._command_topic = sub.topic_name
+        self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._watchdog_timer = None
+        self._make_watchdog_timer()
+        self._housekeeping = Housekeeping()
+        self.create_timer(v["diagnostics_period"],
+                          self._housekeeping.timer(self.publish_diagnostics), clock=self._steady)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_post_set_parameters_callback(self._on_parameters_set)
+        c = self._comp
+        self._layout = (f"model C, K={_fmt(c.K)} N·m/rad, B={_fmt(c.B)}, deadband="
+                        f"{_fmt(c.deadband)} rad, relax_time={_fmt(c.relax_time)} s")
+        self.get_logger().info(
+            f"compensating {list(joints)} from {v['joint_friction']} ({self._layout}); "
+            f"commands from {self._command_topic}, output {names.EFFORT_COMMANDS}"
+            + (", gravity from the URDF" if kw["gravity"] is not None else "")
+            + (", gear load from the URDF gravity" if self._gear_load else ""))
+
+    def _apply_live(self, v: dict) -> None:
+        n = self._n
+        enable = _per_joint("enable", v["enable"], n)
+        scale = _per_joint("scale", v["scale"], n)
+        self._comp.set_gain(np.array(enable, dtype=bool), np.array(scale, dtype=float))
+        self._comp.set_max_effort(float(v["max_effort"]))
+        self._max_effort = float(v["max_effort"])
+        self._max_command = float(v["max_command"])
+        self._max_position = float(v["max_position"])
+        self._require = bool(v["require_command"])
+        self._timeout_ns = int(float(v["watchdog_timeout"]) * 1e9)
+
+    def _make_watchdog_timer(self) -> None:
+        if self._watchdog_timer is not None:
+            self.destroy_timer(self._watchdog_timer)
+        period = min(max(self._timeout_ns * 1e-9 / 4.0, 0.001), 0.05)
+        self._watchdog_timer = self.create_timer(period, self._on_watchdog, clock=self._steady)
+
+    # ------------------------------------------------------------------ hot path
+    def _on_command(self, msg: Float64MultiArray) -> None:
+        try:
+            vals = self._cmd_reader.read(msg)
+        except InputError as e:
+            self._cmds_rej.add(e.kind, f"{self._command_topic}: {e}")
+            return
+        if max(map(abs, vals.tolist())) > self._max_command:
+            i = int(np.abs(vals).argmax())
+            self._cmds_rej.add("implausible", f"{self._command_topic}: command {vals[i]:.6g} of "
+                               f"joint {self._joints[i]!r} is beyond max_command "
+                               f"{self._max_command:g}")
+            return
+        self._cmd[:] = vals
+        self._last_cmd = time.monotonic_ns()
+        self._stats.commands += 1
+        self._stats.commands_period += 1
+        if self._cmd_tripped:
+            self._cmd_tripped = False
+            self.get_logger().info("commands resumed")
+
+    def _command_fresh(self, now: int) -> bool:
+        return self._last_cmd is not None and now - self._last_cmd <= self._timeout_ns
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        try:
+            self._reader.read(msg)
+        except InputError as e:
+            self._states_rej.add(e.kind, f"joint_states: {e}")
+            return
+        p = self._reader.position
+        if max(map(abs, p.tolist())) > self._max_position:
+            i = int(np.abs(p).argmax())
+            self._states_rej.add("implausible", f"joint_states: position {p[i]:.6g} of joint "
+                                 f"{self._joints[i]!r} is beyond max_position "
+                                 f"{self._max_position:g}")
+            return
+        now = time.monotonic_ns()
+        self._last_state = now
+        st = self._stats
+        st.accepted += 1
+        st.accepted_period += 1
+        if self._tripped:
+            self._tripped = False
+            self.get_logger().info("joint_states resumed: compensating from rest")
+        fresh = self._command_fresh(now)
+        load = self._dyn.gravity_torque(p) if self._gear_load else None
+        out = self._comp.step(p, self._cmd if fresh else None, load)
+        if not fresh and self._require:
+            self._command_watchdog(now)
+            return  # the element keeps tracking the joint; nothing is forwarded
+        self._out.publish(self._writer.fill(out))
+        st.published += 1
+        self._housekeeping.after_output()
+
+    # ------------------------------------------------------------------ safety
+    def _command_watchdog(self, now: int) -> None:
+        """require_command and commands stale (after at least one): zero effort once."""
+        if self._last_cmd is not None and not self._cmd_tripped:
+            self._cmd_tripped = True
+            self._stats.command_trips += 1
+            self._out.publish(self._writer.fill(self._zero))
+            self.get_logger().warning(
+                f"watchdog: no valid command on {self._command_topic} for "
+                f"{self._timeout_ns * 1e-9:g} s (require_command): zero effort published, "
+                "nothing until commands resume")
+
+    def _on_watchdog(self) -> None:
+        now = time.monotonic_ns()
+        if self._require and self._last_cmd is not None and not self._command_fresh(now):
+            if not self._tripped:
+                self._command_watchdog(now)
+        if self._last_state is None or self._tripped:
+            return
+        if now - self._last_state > self._timeout_ns:
+            self._tripped = True
+            self._stats.state_trips += 1
+            self._comp.reset()
+            self._out.publish(self._writer.fill(self._zero))
+            self.get_logger().warning(
+                f"watchdog: no valid joint_states for {self._timeout_ns * 1e-9:g} s: zero effort "
+                "published, element reset")
+
+    def publish_stop(self) -> None:
+        """The final command at shutdown: zero effort."""
+        self._out.publish(self._writer.fill(self._zero))
+
+    @property
+    def compensator(self) -> FrictionCompensator:
+        return self._comp
+
+    @property
+    def watchdog_tripped(self) -> bool:
+        return self._tripped
+
+    # ------------------------------------------------------------------ parameters
+    def _on_set_parameters(self, params) -> SetParametersResult:
+        new = dict(self._values)
+        for p in params:
+            reason = rejected_change(self._specs, LIVE, p)
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
+            if p.name in self._specs:
+                new[p.name] = p.value
+        for name in ("enable", "scale"):
+            try:
+                _per_joint(name, new[name], self._n)
+            except ValueError as e:
+                return SetParametersResult(successful=False, reason=str(e))
+        self._staged = new
+        return SetParametersResult(successful=True)
+
+    def _on_parameters_set(self, params) -> None:
+        new, self._staged = getattr(self, "_staged", None), None
+        if new is None:
+            return
+        old_timeout = self._timeout_ns
+        self._values = new
+        self._apply_live(new)
+        if self._timeout_ns != old_timeout:
+            self._make_watchdog_timer()
+        self.get_logger().info(f"parameters changed: {[p.name for p in params]}")
+
+    # ------------------------------------------------------------------ diagnostics
+    def diagnostic_status(self):
+        now = time.monotonic_ns()
+        c = self._comp
+        sat_period = c.saturated - self._sat_last
+        self._sat_last[:] = c.saturated
+        cmd_state = ("absent" if self._last_cmd is None else
+                     "fresh" if self._command_fresh(now) else "stale")
+        return compensator_status(
+            self._stats, self._states_rej, self._cmds_rej,
+            name=f"{self.get_fully_qualified_name()}: friction compensation",
+            joints=self._joints, friction_file=self._values["joint_friction"],
+            layout=self._layout, dt=c.dt, waiting=self._last_state is None,
+            tripped=self._tripped, command_state=cmd_state, require_command=self._require,
+            timeout_s=self._timeout_ns * 1e-9, max_effort=self._max_effort, gain=c.gain,
+            estimate=c.estimate, saturated=c.saturated, saturated_steps=c.saturated_steps,
+            sat_period=sat_period, command_topic=self._command_topic)
+
+
+def _fmt(a) -> str:
+    a = np.asarray(a)
+    return f"{a[0]:g}" if np.all(a == a[0]) else "[" + ", ".join(f"{x:g}" for x in a) + "]"
+
+
+def shutdown(node: FrictionCompensatorNode, context_ok: bool) -> None:
+    """Zero effort as the last command."""
+    if context_ok:
+        node.publish_stop()
+        node._out.wait_for_all_acked(RclDuration(seconds=1.0))
+        sleep_ok(0.01)
+    node.get_logger().info("stopped: final zero effort published" if context_ok else "stopped")
+
+
+def main(args=None) -> int:
+    """Run the node until Ctrl-C/SIGTERM, then command zero effort and exit (1 on bad
+    parameters or an unreadable joint_friction file: one line on stderr)."""
+    return run_node(FrictionCompensatorNode, names.FRICTION_COMPENSATOR, args, on_stop=shutdown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
