@@ -13,7 +13,10 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     gamma_u, gamma_v   double[]  asymmetry coefficients (47), one value for all or one per joint
     eta_f, eta_b       double[]  efficiencies (27); when given they replace gamma_u, gamma_v
     rotor_inertia      double[]  m: input-side inertia referred to the joint (49) [kg m²]
-    damping            double[]  joint viscosity D [N m s/rad]
+    damping            double[]  joint viscosity D [N m s/rad] (output side, through the gear)
+    joint_friction     string    joint_friction.yaml (``fric identify``'s output, or a true-friction
+                                 file): per-joint Cp, Cn, bp, bn on the motor side and, where the
+                                 file has them, eta_f/eta_b replacing gamma_u, gamma_v; "" = none
     gravity            double[3] [m/s²]
     initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
     enforce_joint_limits bool    the URDF position limits are hard end stops (else only reported)
@@ -55,6 +58,8 @@ SPECS = (
               unit="kg m^2", min=0.0, read_only=True),
     ParamSpec("damping", [0.0], "joint viscosity D", unit="N m s/rad", min=0.0,
               read_only=True),
+    ParamSpec("joint_friction", "", "joint_friction.yaml (fric identify's layout) with each "
+              "joint's friction and gear efficiencies; '' = none", read_only=True),
     ParamSpec("gravity", [0.0, 0.0, -9.81], "gravity in the world frame", unit="m/s^2",
               read_only=True),
     ParamSpec("initial_positions", [], "joint positions at start, one per joint in joint_names "

@@ -64,7 +64,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
-from fric_interfaces.parameters import ParamSpec
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 
@@ -76,10 +75,6 @@ __all__ = ["TransmissionSim", "main"]
 _BATCH = 50  # as_fast_as_possible: steps per callback
 _MAX_LAG_S = 0.05  # realtime: further behind than this, skip ahead instead of catching up
 _FORCE_SCALE = 0.02  # marker arrow length per newton [m/N]
-_FRICTION_SPEC = ParamSpec("joint_friction", "", "joint_friction.yaml (fric identify's layout) "
-                           "with each joint's friction and gear efficiencies; '' = none",
-                           read_only=True)
-_SPECS = SPECS + (_FRICTION_SPEC,)
 
 
 class TransmissionSim(FricNode):
@@ -88,8 +83,8 @@ class TransmissionSim(FricNode):
     default_name = names.TRANSMISSION_SIM
 
     def _setup(self) -> None:
-        v = self.values = declare_params(self, _SPECS)
-        typos = unused_overrides(self, [s.name for s in _SPECS])
+        v = self.values = declare_params(self, SPECS)
+        typos = unused_overrides(self, [s.name for s in SPECS])
         if typos:
             raise ValueError(f"{typos[0]}: not a parameter of {names.TRANSMISSION_SIM}")
         self.arm = build_arm(v)
