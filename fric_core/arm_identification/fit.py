@@ -127,7 +127,8 @@ class ArmFrictionFit:
 
     def to_joint_friction_set(self) -> JointFrictionSet:
         """The fit as :class:`~.joint_friction.JointFrictionSet` for
-        :func:`~.joint_friction.write_joint_friction` (None where not determined).
+        :func:`~.joint_friction.write_joint_friction`: an efficiency the data do not determine
+        (``determined`` False) is written as None, never as a number (η_f and η_b together).
 
         Returns
         -------
@@ -136,8 +137,13 @@ class ArmFrictionFit:
         """
         out = {}
         for name, p in self.joints.items():
-            gear = {k: p.get(k) for k in ("eta_f", "eta_b", "eta_product")}
-            std = {k: float(s) for k, s in self.std[name].items() if s is not None}
+            det = self.determined.get(name, {})
+            gear = {k: p.get(k) if det.get(k, True) else None
+                    for k in ("eta_f", "eta_b", "eta_product")}
+            if gear["eta_f"] is None or gear["eta_b"] is None:
+                gear["eta_f"] = gear["eta_b"] = None
+            std = {k: float(s) for k, s in self.std[name].items()
+                   if s is not None and (k not in gear or gear[k] is not None)}
             out[name] = JointFriction(Cp=p["Cp"], Cn=p["Cn"], bp=p["bp"], bn=p["bn"], **gear,
                                       std=std)
         return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,
