@@ -29,8 +29,8 @@ import numpy as np
 
 from .joint_friction import JointFriction, JointFrictionSet
 
-__all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "friction_velocity_figure",
-           "holdout_figure", "summary_markdown", "write_arm_report"]
+__all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "format_value",
+           "friction_velocity_figure", "holdout_figure", "summary_markdown", "write_arm_report"]
 
 #: the files :func:`write_arm_report` writes, in the order it returns them
 ARM_REPORT_FILES = ("friction_velocity.png", "holdout.png", "report.md")
@@ -56,8 +56,11 @@ class ArmReport:
     ``friction``: the identified set (as written to ``joint_friction.yaml``); ``v_fit``,
     ``tau_friction``: velocity [rad/s] and measured torque minus the identified rigid-body torque
     [N·m] on the fitted part; ``t_holdout``, ``tau_holdout``, ``pred_holdout``: time [s],
-    measured and predicted torque on the held-out part (empty arrays when nothing was held out);
-    ``residual_std``: per joint, the fit's residual std on the fitted part [N·m]; ``notes``:
+    measured and predicted torque on the held-out part (empty arrays when nothing was held out;
+    NaN predictions, e.g. inside the Δv band where static friction acts, are left out of the RMS
+    and show as gaps); ``residual_std``: per joint, the fit's residual std on the fitted part [N·m];
+    ``determined``: joint → quantity → False where the data do not determine it (the fit's
+    ``determined`` map; such a value is shown as "not determined" with its std only); ``notes``:
     further lines on what the data determine; ``warnings``: one line each.
     """
 
@@ -73,6 +76,7 @@ class ArmReport:
     duration: float = math.nan
     cond: float = math.nan
     residual_std: Dict[str, float] = field(default_factory=dict)
+    determined: Dict[str, Dict[str, bool]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
 
@@ -211,17 +215,45 @@ def holdout_figure(report: ArmReport, title: str = ""):
     return fig
 
 
-def _cell(jf: JointFriction, name: str) -> str:
+def format_value(jf: JointFriction, name: str, determined: bool = True) -> str:
+    """``value ± std`` of one quantity of a joint, or "not determined" (with the std alone, when
+    known) where the value is None or ``determined`` is False: no number the data cannot support.
+
+    Parameters
+    ----------
+    jf : JointFriction
+        The joint's identified friction.
+    name : str
+        The quantity (``"Cp"``, ``"eta_f"``, ...).
+    determined : bool
+        False when the data do not determine it (the fit's ``determined`` map).
+
+    Returns
+    -------
+    str
+        The table cell.
+    """
     val = getattr(jf, name)
-    if val is None:
-        return "not determined"
     sd = jf.std.get(name)
-    return f"{val:.4g} ± {sd:.2g}" if sd is not None and math.isfinite(sd) else f"{val:.4g}"
+    has_sd = sd is not None and math.isfinite(sd)
+    if val is None or not determined:
+        return f"not determined (± {sd:.2g})" if val is not None and has_sd else "not determined"
+    return f"{val:.4g} ± {sd:.2g}" if has_sd else f"{val:.4g}"
 
 
-def _determined_lines(fs: JointFrictionSet) -> List[str]:
-    lines = ["Every joint's Coulomb levels Cp, Cn and viscosities bp, bn (paper 003's asymmetric "
-             "law) are determined by the data; their standard deviations are in the table."]
+def _determined_lines(fs: JointFrictionSet, determined) -> List[str]:
+    lines = []
+    undetermined = {n: [k for k, ok in determined.get(n, {}).items() if not ok
+                        and k not in ("eta_f", "eta_b")] for n in fs.names}
+    bad = {n: ks for n, ks in undetermined.items() if ks}
+    good = [n for n in fs.names if n not in bad]
+    if good:
+        lines.append(f"The Coulomb levels Cp, Cn and viscosities bp, bn (paper 003's asymmetric "
+                     f"law) of {', '.join(good)} are determined by the data; their standard "
+                     "deviations are in the table.")
+    for n, ks in bad.items():
+        lines.append(f"{n}: {', '.join(ks)} not determined by these data (relative std too large "
+                     "or too little velocity range; see the warnings): excite the joint more.")
     if fs.model != "gear":
         return lines
     both = [n for n, jf in fs.joints.items() if jf.has_gear]
@@ -277,17 +309,21 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
     head = ["quantity", "unit"] + names
     rows = [head, ["---"] * len(head)]
     for q, unit, _ in quantities:
-        rows.append([q, unit] + [_cell(fs.joints[n], q) for n in names])
+        rows.append([q, unit] + [format_value(fs.joints[n], q,
+                                              report.determined.get(n, {}).get(q, True))
+                                 for n in names])
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     lines += ["", "Values ± one standard deviation. " + "; ".join(
         f"{q}: {meaning}" for q, _, meaning in quantities) + ".", "",
         "## What the data determine", ""]
-    lines += [f"- {s}" for s in _determined_lines(fs) + list(report.notes)]
+    lines += [f"- {s}" for s in _determined_lines(fs, report.determined) + list(report.notes)]
     lines += ["", "## Prediction on the held-out part", ""]
     t = np.asarray(report.t_holdout, dtype=float).ravel()
     if t.size:
         rms = holdout_rms(report.tau_holdout, report.pred_holdout)
-        lines.append(f"{t.size} samples ({t[-1] - t[0]:.4g} s) not used by the fit. A model that "
+        lines.append(f"{t.size} samples ({t[-1] - t[0]:.4g} s) not used by the fit; the RMS is "
+                     "over a joint's samples outside the Δv band (inside it static friction "
+                     "holds the joint: the model predicts no torque there). A model that "
                      "captures the physics predicts them to within the torque noise: the "
                      "held-out RMS error is then close to the fit's residual std.")
         lines += ["", "| joint | held-out RMS error [N·m] | fit residual std [N·m] |",

@@ -129,22 +129,76 @@ def _choose_dv(v: np.ndarray, a: np.ndarray, var_v, settle_time: float) -> float
     return float(dv)
 
 
-def _rigid_and_friction(fit, dyn, fs, q, v, a):
-    """The fitted model's torque split into its rigid-body part (all but friction, referred to
-    the joints) and its friction part τ_f(v)."""
-    names = dyn.joint_names
-    friction = np.column_stack([fs.joints[n].kinetic(v[:, j]) for j, n in enumerate(names)])
-    if hasattr(fit, "predict"):
-        return fit.predict(q, v, a) - friction, friction
-    from fric_core.arm_identification.fit import _rnea
+def _load_torque(fit, dyn, q, v, a) -> np.ndarray:
+    """τ_load = M(q)q̈ + h(q, q̇) of the fit: the identified base parameters (``identify``; with
+    the gear law known up to the fit's gauge) or the URDF's ``rnea`` (``urdf``)."""
     from fric_core.arm_identification.regressor import rigid_body_regressor
 
     if fit.dynamics == "identify":
-        Y = fit.base.reduce(rigid_body_regressor(dyn, q, v, a))
-        rigid = (Y @ fit.beta).reshape(q.shape)
-    else:
-        rigid = np.array([_rnea(dyn, q[k], v[k], a[k]) for k in range(q.shape[0])])
-    return rigid, friction
+        Y = rigid_body_regressor(dyn, q, v, a, armature=fit.base.armature)
+        return (fit.base.reduce(Y) @ fit.beta).reshape(q.shape)
+    from fric_core.arm_identification.fit import _rnea_all
+
+    return _rnea_all(dyn, q, v, a)
+
+
+class _Model:
+    """The fitted model's joint torque, split into friction τ_f(v) and the rest (rotor inertia
+    and the rigid body through the gear), in the convention of
+    :mod:`fric_core.arm_identification.joint_friction`:
+    ``τ = m·q̈ + G(τ_load, q̇) + τ_f(q̇)``.
+
+    With ``--model gear --dynamics identify`` the fit reports only η_f·η_b (the gauge: 1/η_f = 1 on
+    the first joint, the rigid body scaled accordingly); the other joints' drive factor 1/η_f in
+    that gauge is the one number the prediction still needs: it is the least-squares factor of
+    the drive-mode rows of the fitted part (``calibrate``), the back-drive factor being
+    η_f·η_b times it.
+    """
+
+    def __init__(self, fit, dyn, fs):
+        self.fit, self.dyn, self.fs = fit, dyn, fs
+        names = dyn.joint_names
+        arm = getattr(fit, "armature", None)
+        self.armature = np.array([arm[n] for n in names]) if arm else np.zeros(dyn.n)
+        self.drive = None  # per joint 1/η_f in the fit's gauge (gear + identify)
+        gear = fs.model == "gear"
+        self.gauge = gear and not all(fs.joints[n].has_gear for n in names)
+
+    def friction(self, v) -> np.ndarray:
+        return np.column_stack([self.fs.joints[n].kinetic(v[:, j])
+                                for j, n in enumerate(self.dyn.joint_names)])
+
+    def calibrate(self, q, v, a, tau) -> None:
+        if not self.gauge:
+            return
+        tl = _load_torque(self.fit, self.dyn, q, v, a)
+        y = tau - self.armature * a - self.friction(v)
+        dv = float(self.fs.dv or 0.0)
+        self.drive = np.ones(self.dyn.n)
+        for j, n in enumerate(self.dyn.joint_names):
+            prod = self.fs.joints[n].eta_product
+            p = tl[:, j] * v[:, j]
+            x = np.where(p > 0, tl[:, j], np.where(p < 0, (prod or 1.0) * tl[:, j], 0.0))
+            ok = (np.abs(v[:, j]) > dv) & (p != 0)
+            den = float(x[ok] @ x[ok])
+            if den > 0:
+                self.drive[j] = float(x[ok] @ y[ok, j]) / den
+
+    def rest(self, q, v, a) -> np.ndarray:
+        """Everything but τ_f: ``m·q̈ + G(τ_load, q̇)``."""
+        tl = _load_torque(self.fit, self.dyn, q, v, a)
+        out = self.armature * a
+        for j, n in enumerate(self.dyn.joint_names):
+            jf = self.fs.joints[n]
+            if self.gauge and self.drive is not None:
+                p = tl[:, j] * v[:, j]
+                k = self.drive[j]
+                out[:, j] += np.where(p > 0, k * tl[:, j],
+                                      np.where(p < 0, k * (jf.eta_product or 1.0) * tl[:, j],
+                                               tl[:, j]))
+            else:
+                out[:, j] += jf.gear(tl[:, j], v[:, j])
+        return out
 
 
 def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str,
@@ -224,8 +278,10 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
              f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
     fit = fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
                            prep.effort[fit_rows], dyn, dynamics=dynamics, method=method,
-                           dv=dv, law=model, noise=(prep.var_v, prep.var_a))
-    warnings += [str(w) for w in getattr(fit, "warnings", ())]
+                           dv=dv, law=model,
+                           noise={"var_v": np.asarray(prep.var_v, dtype=float),
+                                  "var_a": np.asarray(prep.var_a, dtype=float)})
+    warnings += [str(w) for w in fit.warnings]
     fs = fit.to_joint_friction_set()
 
     progress(f"writing {out}")
@@ -237,24 +293,26 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     files.update(_params_files(out, fpath, dyn.joint_names, urdf_param,
                                f"# written by fric identify from {src}\n"))
 
-    rigid_fit, _ = _rigid_and_friction(fit, dyn, fs, prep.q[fit_rows], prep.v[fit_rows],
-                                              prep.a[fit_rows])
+    mdl = _Model(fit, dyn, fs)
+    qf, vf, af, tf = (x[fit_rows] for x in (prep.q, prep.v, prep.a, prep.effort))
+    mdl.calibrate(qf, vf, af, tf)
+    rest_fit = mdl.rest(qf, vf, af)
     if M > k:
-        rigid_h, fric_h = _rigid_and_friction(fit, dyn, fs, prep.q[hold_rows],
-                                              prep.v[hold_rows], prep.a[hold_rows])
-        pred_h = rigid_h + fric_h
+        qh, vh, ah = (x[hold_rows] for x in (prep.q, prep.v, prep.a))
+        pred_h = mdl.rest(qh, vh, ah) + mdl.friction(vh)
+        # inside the band static friction holds the joint (any torque up to breakaway): the
+        # kinetic law, and the gear's drive/back-drive switch, predict nothing there
+        pred_h[np.abs(vh) <= fs.dv] = np.nan
     else:
         pred_h = np.zeros((0, dyn.n))
     rms = holdout_rms(prep.effort[hold_rows], pred_h) if M > k else np.full(dyn.n, np.nan)
-    residual_std = dict(getattr(fit, "residual_std", {}) or {})
-    notes = [str(s) for s in getattr(fit, "determined_notes", ())]
-    report = ArmReport(friction=fs, v_fit=prep.v[fit_rows],
-                       tau_friction=prep.effort[fit_rows] - rigid_fit,
+    residual_std = dict(fit.residual_std)
+    report = ArmReport(friction=fs, v_fit=vf, tau_friction=tf - rest_fit,
                        t_holdout=prep.t[hold_rows], tau_holdout=prep.effort[hold_rows],
                        pred_holdout=pred_h, source=str(src), urdf=urdf_param,
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
-                       cond=float(getattr(fit, "cond", math.nan)), residual_std=residual_std,
-                       notes=notes, warnings=warnings)
+                       cond=float(fit.cond), residual_std=residual_std,
+                       determined=fit.determined, warnings=warnings)
     for name, p in zip(("friction_velocity.png", "holdout.png", "report.md"),
                        write_arm_report(report, out)):
         files[name] = p

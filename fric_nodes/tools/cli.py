@@ -135,6 +135,7 @@ def _identify_arm(ns: argparse.Namespace) -> int:
     if problem:
         print(f"fric identify: error: {problem}", file=sys.stderr)
         return 2
+    from fric_core.arm_identification.report import format_value
     from fric_nodes.tools.arm_identify import identify_arm
 
     def progress(msg: str) -> None:
@@ -164,11 +165,8 @@ def _identify_arm(ns: argparse.Namespace) -> int:
     print("| joint | " + " | ".join(keys) + " | held-out RMS [N·m] |")
     print("|---" * (len(keys) + 2) + "|")
     for name, jf in fs.joints.items():
-        cells = []
-        for k in keys:
-            val, sd = getattr(jf, k), jf.std.get(k)
-            cells.append("not determined" if val is None else
-                         f"{val:.4g} ± {sd:.2g}" if sd is not None else f"{val:.4g}")
+        det = res.fit.determined.get(name, {})
+        cells = [format_value(jf, k, det.get(k, True)) for k in keys]
         print(f"| {name} | " + " | ".join(cells) + f" | {res.holdout_rms[name]:.3g} |")
     for name, path in res.files.items():
         print(f"{name}: {path}")

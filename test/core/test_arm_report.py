@@ -70,6 +70,21 @@ def test_summary_table_values_and_rms():
     assert "- joint2: little velocity range (0.2 rad/s)" in text
     assert "eta" not in text.split("## What")[0]  # no efficiency rows for the asymmetric model
     assert "nan" not in text.lower()
+    assert "of joint1, joint2 are determined by the data" in text
+
+
+def test_undetermined_values_are_not_printed():
+    # a viscosity the data do not determine (the fit's `determined` map): no number, its std only
+    rep = _report(JointFrictionSet(LAWS, model="asymmetric", dynamics="identify",
+                                   method="eiv", dv=DV))
+    rep.determined = {"joint1": dict(Cp=True, Cn=True, bp=True, bn=True),
+                      "joint2": dict(Cp=True, Cn=True, bp=True, bn=False)}
+    text = summary_markdown(rep)
+    assert "| bn | N·m·s/rad | 0.3 ± 0.006 | not determined (± 0.002) |" in text
+    assert "| Cp | N·m | 0.5 ± 0.004 | 0.3 ± 0.002 |" in text
+    assert "0.15" not in text  # joint2's bn value appears nowhere
+    assert "joint2: bn not determined by these data" in text
+    assert "of joint1 are determined by the data" in text
 
 
 def test_gear_with_identified_dynamics_prints_only_the_product():
