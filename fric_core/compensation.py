@@ -251,8 +251,9 @@ class FrictionCompensator:
         self.estimate = z()  #: f̂, the friction estimate of the last step (sign of the motion)
         self.compensation = z()  #: gain·f̂ of the last step
         self.output = z()  #: the last output
-        self.saturated = np.zeros(n, dtype=np.int64)  #: saturated steps per joint
-        self.saturated_steps = 0  #: steps with any joint saturated
+        self.gravity_torque = z()  #: g(q) of the last step (zero without ``gravity``)
+        self.saturated = np.zeros(n, dtype=np.int64)  #: saturated outputs per joint
+        self.saturated_steps = 0  #: outputs with any joint saturated
         self.steps = 0
         self.stuck = np.zeros(n, dtype=bool)  #: static branch in the last step
         self._u, self._vs, self._y, self._a, self._b = z(), z(), z(), z(), z()
@@ -378,21 +379,36 @@ class FrictionCompensator:
         np.copyto(e, a)
         np.copyto(e, b, where=self.stuck)
         # output
-        out = self.output
+        if self.gravity is not None:
+            g = self.gravity(p)
+            np.copyto(self.gravity_torque, g)
+            if not np.isfinite(self.gravity_torque, out=self._fin).all():  # a model far out
+                np.nan_to_num(self.gravity_torque, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
         np.multiply(self.gain, f, out=self.compensation)
+        self.steps += 1
+        return self._output(cmd)
+
+    def with_command(self, command) -> np.ndarray:
+        """The output of the last step for a new controller ``command`` (the compensation and
+        gravity of the last :meth:`step`, the new command; saturated and counted like a step).
+        For a chain in which the controller's command arrives after the joint state the
+        compensator stepped on: the command goes out without waiting for the next step.
+
+        Returns ``self.output`` (overwritten by the next call). ``ValueError`` for a non-finite
+        or wrongly shaped command."""
+        return self._output(self._check("command", command))
+
+    def _output(self, cmd) -> np.ndarray:
+        out, a, m = self.output, self._a, self._mp
         np.copyto(out, self.compensation)
         if cmd is not None:
             out += cmd
         if self.gravity is not None:
-            g = self.gravity(p)
-            np.add(out, g, out=out)
-            if not np.isfinite(out, out=self._fin).all():  # a model evaluated far out
-                np.nan_to_num(out, copy=False, nan=0.0)
-        self.steps += 1
+            out += self.gravity_torque
         np.abs(out, out=a)
-        np.greater(a, self.max_effort, out=self._mp)
-        if self._mp.any():
-            self.saturated += self._mp
+        np.greater(a, self.max_effort, out=m)
+        if m.any():
+            self.saturated += m
             self.saturated_steps += 1
             np.clip(out, -self.max_effort, self.max_effort, out=out)
         return out
@@ -422,6 +438,7 @@ class SignCompensator:
         self._last = np.zeros(n)
         self._v = np.zeros(n)
         self._m = np.zeros(n, dtype=bool)
+        self._a = np.zeros(n)
         self._started = False
 
     def step(self, position: np.ndarray) -> np.ndarray:
@@ -429,13 +446,17 @@ class SignCompensator:
         if not self._started:
             self._last[:] = position
             self._started = True
-        v, out = self._v, self.output
+        v, out, m, a = self._v, self.output, self._m, self._a
         np.subtract(position, self._last, out=v)
         v /= self.dt
         self._last[:] = position
         out[:] = 0.0
-        np.greater(v, 0.0, out=self._m)
-        np.copyto(out, self.Cp + self.bp * v, where=self._m)
-        np.less(v, 0.0, out=self._m)
-        np.copyto(out, self.bn * v - self.Cn, where=self._m)
+        np.greater(v, 0.0, out=m)
+        np.multiply(self.bp, v, out=a)
+        a += self.Cp
+        np.copyto(out, a, where=m)
+        np.less(v, 0.0, out=m)
+        np.multiply(self.bn, v, out=a)
+        a -= self.Cn
+        np.copyto(out, a, where=m)
         return out

@@ -7,11 +7,15 @@ friction_compensator.md)::
 
 Per valid ``joint_states`` message (the 1 kHz loop) one step of
 :class:`fric_core.compensation.FrictionCompensator` (paper 000's model C driven by the measured
-position, relaxed at rest): ``commands + enable·scale·f̂ (+ g(q))`` saturated at ``max_effort``
-is published. Bad messages (missing joint, NaN, wrong length, implausible) are rejected, counted
-and never forwarded. Watchdog: no valid joint_states for ``watchdog_timeout`` → zero effort once,
-element reset; commands older than that → the compensation alone, or with ``require_command``
-zero effort once and nothing until they resume. At shutdown: zero effort.
+position, relaxed at rest); ``commands + enable·scale·f̂ (+ g(q))`` saturated at ``max_effort``
+is published on each controller command (``publish_on: command``, the default: a controller that
+answers the same joint_states is forwarded without a cycle of delay), or on each joint_states
+(``publish_on: joint_states``, with the latest command); without fresh commands on each
+joint_states (the compensation alone). Bad messages (missing joint, NaN, wrong length,
+implausible) are rejected, counted and never forwarded. Watchdog: no valid joint_states for
+``watchdog_timeout`` → zero effort once, element reset; commands older than that → the
+compensation alone, or with ``require_command`` zero effort once and nothing until they resume.
+At shutdown: zero effort.
 """
 
 from __future__ import annotations
@@ -50,6 +54,11 @@ SPECS = (
     ParamSpec("command_topic", names.COMPENSATOR_EFFORT_IN, "the controller's effort commands "
               "(std_msgs/Float64MultiArray, one entry per joint in `joints` order)",
               read_only=True),
+    ParamSpec("publish_on", "command", "command: while commands are fresh, publish on each "
+              "command (with the compensation of the latest joint_states: the controller's "
+              "command goes out without waiting a cycle), otherwise on each joint_states; "
+              "joint_states: always on each joint_states (the latest command)", read_only=True,
+              choices=("command", "joint_states")),
     ParamSpec("require_command", False, "true: without fresh commands publish zero effort once "
               "and then nothing; false: publish the compensation alone"),
     ParamSpec("enable", [True], "compensate this joint (one value for all joints, or one per "
@@ -123,7 +132,10 @@ class FrictionCompensatorNode(FricNode):
         if not v["joint_friction"]:
             raise ValueError("joint_friction: the path to joint_friction.yaml is required "
                              "(the output of `fric identify`)")
-        fset = read_joint_friction(v["joint_friction"])  # ValueError names file and field
+        try:
+            fset = read_joint_friction(v["joint_friction"])  # names the file and the field
+        except ValueError as e:
+            raise ValueError(f"joint_friction: {e}") from None
         friction = fset.for_joints(joints, where=f"joint_friction: {v['joint_friction']}")
         self._dyn = None
         if v["gravity"] == "urdf" or v["gear_load"] == "gravity":
@@ -204,6 +216,7 @@ class FrictionCompensatorNode(FricNode):
         self._max_command = float(v["max_command"])
         self._max_position = float(v["max_position"])
         self._require = bool(v["require_command"])
+        self._on_cmd = v["publish_on"] == "command"
         self._timeout_ns = int(float(v["watchdog_timeout"]) * 1e9)
 
     def _make_watchdog_timer(self) -> None:
@@ -232,6 +245,10 @@ class FrictionCompensatorNode(FricNode):
         if self._cmd_tripped:
             self._cmd_tripped = False
             self.get_logger().info("commands resumed")
+        if self._on_cmd and self._last_state is not None and not self._tripped:
+            self._out.publish(self._writer.fill(self._comp.with_command(self._cmd)))
+            self._stats.published += 1
+            self._housekeeping.after_output()
 
     def _command_fresh(self, now: int) -> bool:
         return self._last_cmd is not None and now - self._last_cmd <= self._timeout_ns
@@ -263,6 +280,8 @@ class FrictionCompensatorNode(FricNode):
         if not fresh and self._require:
             self._command_watchdog(now)
             return  # the element keeps tracking the joint; nothing is forwarded
+        if fresh and self._on_cmd:
+            return  # the next command goes out with this step's compensation
         self._out.publish(self._writer.fill(out))
         st.published += 1
         self._housekeeping.after_output()

@@ -52,6 +52,7 @@ def make(ros, friction_file):
         params.setdefault("joints", ["a", "b"])
         params.setdefault("joint_friction", friction_file)
         params.setdefault("watchdog_timeout", 30.0)
+        params.setdefault("publish_on", "joint_states")  # one output per state: exact checks
         node = mk(**params)
         node._out = _Sink()
         return node
@@ -90,6 +91,27 @@ def test_output_is_command_plus_core_compensation_joints_by_name(make):
         assert node._out.sent[-1] == pytest.approx(list(expected), rel=1e-12, abs=1e-12)
     assert node._out.sent[-1] == pytest.approx([2.0 + 1.0 + 0.2 * 0.3,
                                                 -1.0 - 0.5 * (0.6 + 0.1 * 0.2)], rel=1e-6)
+
+
+def test_publish_on_command_forwards_each_command_with_the_latest_step(make):
+    """publish_on: command (the default): a joint_states message steps the element and publishes
+    nothing while commands are fresh; each command goes out at once with that step's
+    compensation; a command before any joint_states is not forwarded (nothing to add yet)."""
+    node = make(publish_on="command")
+    ref = FrictionCompensator(JF, 0.001, resolution=1e-4, max_effort=50.0)
+    node._on_command(_cmd(9.0, 9.0))
+    assert node._out.sent == []
+    for k in range(100):
+        p = np.array([0.3 * k * 1e-3, -0.1 * k * 1e-3])
+        node._on_joint_state(joint_state_msg(["a", "b"], list(p)))
+        n0 = len(node._out.sent)
+        c = np.array([0.01 * k, -0.02 * k])
+        node._on_command(_cmd(*c))
+        assert len(node._out.sent) == n0 + 1
+        ref.step(p)
+        assert node._out.sent[-1] == pytest.approx(list(ref.compensation + c), rel=1e-12,
+                                                   abs=1e-12)
+    assert len(node._out.sent) == 100
 
 
 @pytest.mark.parametrize("msg, reason", [
