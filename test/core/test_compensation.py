@@ -235,3 +235,21 @@ def test_bad_parameters_name_the_field(kwargs, field):
     kwargs.setdefault("dt", T)
     with pytest.raises(ValueError, match=field):
         FrictionCompensator([JF, JF], **kwargs)
+
+
+def test_with_command_reuses_the_last_step():
+    """A command arriving after the step goes out with that step's compensation and gravity,
+    saturated and counted; the element does not move."""
+    comp = FrictionCompensator([JF, JF], T, resolution=RES, max_effort=3.0,
+                               gravity=lambda q: np.array([0.5, np.nan]))
+    for k in range(50):
+        comp.step(np.array([0.2, -0.2]) * k * T)
+    e = comp.e.copy()
+    out = comp.with_command(np.array([1.0, -2.5]))
+    f = [CP + BP * 0.2, -(CN + BN * 0.2)]
+    # a non-finite gravity model value counts as 0 (never NaN out)
+    np.testing.assert_allclose(out, [1.0 + f[0] + 0.5, -3.0], rtol=1e-6)
+    assert list(comp.saturated) == [0, 1]
+    np.testing.assert_array_equal(comp.e, e)
+    with pytest.raises(ValueError, match="command"):
+        comp.with_command(np.array([np.inf, 0.0]))
