@@ -239,23 +239,27 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     from fric_core.arm_identification.recording import read_arm_recording
     from fric_core.arm_identification.report import ArmReport, holdout_rms, write_arm_report
     from fric_core.arm_identification.signals import prepare
-    from fric_nodes.tools.user_errors import make_out_dir
+    from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
     warnings: List[str] = []
     src = Path(recording)
     if not src.exists():
         raise ArmIdentifyError(f"{recording}: no such file or directory")
-    out = make_out_dir(out_dir, "--out")
+    problem = out_dir_problem(out_dir, "--out")  # before reading: nothing written on error
+    if problem:
+        raise ArmIdentifyError(problem)
 
     progress(f"reading {src}")
     rec = read_arm_recording(src, topic, list(joints) if joints else None)
-    names_rec = list(rec.joints)
+    names_rec = list(rec.joint_names)
+    warnings += [str(w) for w in rec.warnings]
     t = np.asarray(rec.t, dtype=float)
     q = np.asarray(rec.q, dtype=float)
     effort = np.asarray(rec.effort, dtype=float)
-    v_meas = None if getattr(rec, "v", None) is None else np.asarray(rec.v, dtype=float)
-    progress(f"read {t.size} samples of {len(names_rec)} joints ({', '.join(names_rec)})")
-    t, q, effort, v_meas = _drop_non_finite(t, q, effort, v_meas, warnings, str(src))
+    v_meas = None if rec.v is None else np.asarray(rec.v, dtype=float)
+    progress(f"read {t.size} samples of {len(names_rec)} joints ({', '.join(names_rec)}) over "
+             f"{t[-1] - t[0]:.4g} s")
+    t, q, effort, v_meas = _drop_non_finite(t, q, effort, v_meas, warnings, rec.source or str(src))
 
     dyn, urdf_source = _urdf_dynamics(urdf, joints, names_rec, warnings)
     cols = [names_rec.index(n) for n in dyn.joint_names]
@@ -284,6 +288,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     warnings += [str(w) for w in fit.warnings]
     fs = fit.to_joint_friction_set()
 
+    out = make_out_dir(out_dir, "--out")
     progress(f"writing {out}")
     header = (f"fric identify {src} --urdf {urdf} (model {model}, dynamics {dynamics}, method "
               f"{method}); {k} samples fitted, {M - k} held out")

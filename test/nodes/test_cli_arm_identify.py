@@ -1,0 +1,221 @@
+"""`fric identify RECORDING --urdf URDF --out DIR` (issue 15): end to end as a subprocess on a
+simulated MCAP bag and a CSV of the planar 2-link arm with known friction — joint_friction.yaml
+(valid, the friction recovered), the compensator's and the simulator's parameter files (ROS
+accepts them, they name the friction file by its absolute path), the report (held-out RMS at the
+torque noise level) — and every bad input as one line naming the problem, exit status 2, no
+traceback."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fric_core.arm_identification.joint_friction import JointFriction, read_joint_friction
+from fric_core.arm_identification.recording import ArmRecording, write_arm_bag, write_arm_csv
+from fric_core.arm_identification.report import ARM_REPORT_FILES
+from fric_core.arm_identification.synthetic import multisine_trajectory, simulate_arm_recording
+from fric_core.transmission.urdf_dynamics import UrdfDynamics
+from fric_nodes.tools.cli import main
+from fric_nodes.tools.user_errors import params_file_problem
+
+TRUE = {"joint1": JointFriction(0.5, 0.4, 0.2, 0.3, eta_f=0.8, eta_b=0.7),
+        "joint2": JointFriction(0.3, 0.35, 0.1, 0.15, eta_f=0.85, eta_b=0.6)}
+NOISE = 0.03  # N·m torque-sensor noise of the simulated efforts
+ENV = dict(os.environ, ROS_DOMAIN_ID="73", ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+
+
+def _sim(gear: bool, seed: int = 2) -> ArmRecording:
+    """20 s at 200 Hz of the planar 2-link arm on a multi-sine, 17-bit encoders, effort noise."""
+    dyn = UrdfDynamics("planar_2link")
+    t, q, v, a = multisine_trajectory(dyn, duration=20.0, rate=200.0, seed=1)
+    friction = TRUE if gear else {n: JointFriction(jf.Cp, jf.Cn, jf.bp, jf.bn)
+                                  for n, jf in TRUE.items()}
+    s = simulate_arm_recording(dyn, t, q, v, a, friction, armature=[0.5, 0.3],
+                               torque_noise_std=NOISE, seed=seed)
+    return ArmRecording(t=s.t, joint_names=dyn.joint_names, q=s.q, v=None, effort=s.tau,
+                        source="simulated planar_2link")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("arm")
+    rec = _sim(gear=False)
+    write_arm_csv(d / "arm.csv", rec)
+    write_arm_bag(d / "bag", rec)
+    write_arm_csv(d / "gear.csv", _sim(gear=True))
+    return d, rec
+
+
+def _run(*args, cwd):
+    cmd = [sys.executable, "-m", "fric_nodes.tools.cli", "identify", *map(str, args)]
+    return subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
+
+
+def _ros_params(path, node):
+    from rclpy.parameter import parameter_dict_from_yaml_file, parameter_value_to_python
+
+    assert params_file_problem(path) is None
+    return {k: parameter_value_to_python(v.value) for k, v in
+            parameter_dict_from_yaml_file(str(path), target_nodes=[node]).items()}
+
+
+def _within(est, true, rel, floor):
+    return abs(est - true) <= max(rel * abs(true), floor)
+
+
+def test_bag_end_to_end(data, tmp_path):
+    d, _ = data
+    out = tmp_path / "out"
+    r = _run(d / "bag", "--urdf", "planar_2link", "--out", out, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    # progress of the long steps on stderr
+    for step in ("fric identify: reading", "fric identify: read 4000 samples of 2 joints",
+                 "fric identify: fitting", "fric identify: writing"):
+        assert step in r.stderr, r.stderr
+    fs = read_joint_friction(out / "joint_friction.yaml")
+    assert fs.names == ["joint1", "joint2"]
+    assert (fs.model, fs.dynamics, fs.method) == ("asymmetric", "identify", "eiv")
+    for name, jf in fs.joints.items():  # the issue's tolerances, each with its std
+        t = TRUE[name]
+        for k in ("Cp", "Cn"):
+            assert _within(getattr(jf, k), getattr(t, k), 0.05, 0.02), (name, k, jf)
+        for k in ("bp", "bn"):
+            assert _within(getattr(jf, k), getattr(t, k), 0.10, 0.01), (name, k, jf)
+        assert all(jf.std[k] > 0 for k in ("Cp", "Cn", "bp", "bn"))
+    # ready-to-use parameter files: rclpy reads them, they point at the friction file
+    friction_file = str((out / "joint_friction.yaml").resolve())
+    comp = _ros_params(out / "friction_compensator.yaml", "friction_compensator")
+    assert comp == {"joints": ["joint1", "joint2"], "joint_friction": friction_file}
+    sim = _ros_params(out / "transmission_sim.yaml", "transmission_sim")
+    assert sim["joint_names"] == ["joint1", "joint2"]
+    assert sim["joint_friction"] == friction_file and os.path.isabs(sim["urdf"])
+    assert list(UrdfDynamics(sim["urdf"]).joint_names) == ["joint1", "joint2"]
+    # the report: the model predicts the held-out fifth (never fitted) to the residual level of
+    # the fitted part — a model missing physics (e.g. the rotor inertia) would not
+    for name in ARM_REPORT_FILES:
+        assert (out / name).is_file(), name
+    text = (out / "report.md").read_text(encoding="utf-8")
+    rows = [ln for ln in text.splitlines() if ln.startswith("| joint") and "|" in ln[8:]]
+    rms = {ln.split("|")[1].strip(): (float(ln.split("|")[2]), float(ln.split("|")[3]))
+           for ln in rows if ln.split("|")[2].strip()[:1].isdigit()}
+    assert set(rms) == {"joint1", "joint2"}
+    for name, (held_out, fitted) in rms.items():
+        assert held_out == pytest.approx(fitted, rel=0.25), (name, held_out, fitted)
+    # the summary on stdout, with the held-out RMS
+    assert "| joint | Cp | Cn | bp | bn | held-out RMS [N·m] |" in r.stdout
+
+
+def test_csv_gear_model_prints_no_undetermined_efficiency(data, tmp_path):
+    # rigid body identified: only η_f·η_b is determined (a scale s of the rigid body is undone
+    # by η_f·s, η_b/s); the file holds null for η_f, η_b and the product within 0.03
+    d, _ = data
+    out = tmp_path / "gear"
+    r = _run(d / "gear.csv", "--urdf", "planar_2link", "--out", out, "--model", "gear",
+             "--method", "ols", "--joints", "joint1,joint2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    fs = read_joint_friction(out / "joint_friction.yaml")
+    assert fs.model == "gear" and fs.method == "ols"
+    for name, jf in fs.joints.items():
+        t = TRUE[name]
+        assert jf.eta_f is None and jf.eta_b is None
+        assert abs(jf.eta_product - t.eta_f * t.eta_b) <= 0.03, (name, jf.eta_product)
+    assert "not determined" in r.stdout
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "| eta_f |  | not determined | not determined |" in text
+    assert "Only the product η_f·η_b is determined" in text
+
+
+PROGRESS = ("fric identify: reading ", "fric identify: read ", "fric identify: fitting ")
+
+
+def _one_line_error(rc, err, *fragments):
+    """Exit 2 and one error line (after any progress lines), no traceback."""
+    assert rc == 2, err
+    lines = [ln for ln in err.splitlines() if not ln.startswith(PROGRESS)]
+    assert len(lines) == 1 and lines[0].startswith("fric identify: error: "), err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+
+
+def test_bad_input_one_line_exit_2(data, tmp_path, capsys):
+    d, rec = data
+    out = str(tmp_path / "o")
+
+    def run(src, *extra, out=out):
+        rc = main(["identify", str(src), "--urdf", "planar_2link", "--out", str(out), *extra])
+        return rc, capsys.readouterr().err
+
+    # a bag without the topic: names it and lists what the bag has
+    _one_line_error(*run(d / "bag", "--topic", "/arm/joint_states"), "/arm/joint_states",
+                    "/joint_states")
+    # a bag without efforts
+    no_effort = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=rec.q, v=None,
+                             effort=rec.effort)
+    no_effort.effort = np.zeros((len(rec), 0))
+    write_arm_bag(tmp_path / "no_effort", no_effort)
+    _one_line_error(*run(tmp_path / "no_effort"), "no effort")
+    # joints missing from the URDF: the recording's, and asked for with --joints
+    renamed = ArmRecording(t=rec.t, joint_names=("joint1", "wrist"), q=rec.q, v=None,
+                           effort=rec.effort)
+    write_arm_csv(tmp_path / "wrist.csv", renamed)
+    _one_line_error(*run(tmp_path / "wrist.csv"), "wrist", "not in the URDF", "joint1, joint2")
+    _one_line_error(*run(tmp_path / "wrist.csv", "--joints", "wrist"), "wrist",
+                    "not in the URDF")
+    # every row NaN
+    nan = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=rec.q, v=None,
+                       effort=np.full_like(rec.effort, np.nan))
+    write_arm_csv(tmp_path / "nan.csv", nan)
+    _one_line_error(*run(tmp_path / "nan.csv"), "every row")
+    # too short: 1 s
+    short = ArmRecording(t=rec.t[:200], joint_names=rec.joint_names, q=rec.q[:200], v=None,
+                         effort=rec.effort[:200])
+    write_arm_csv(tmp_path / "short.csv", short)
+    _one_line_error(*run(tmp_path / "short.csv"), "too short")
+    # joint2 moves one way only (a ramp): not excited
+    q = rec.q.copy()
+    q[:, 1] = 0.3 * rec.t
+    ramp = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=q, v=None, effort=rec.effort)
+    write_arm_csv(tmp_path / "ramp.csv", ramp)
+    _one_line_error(*run(tmp_path / "ramp.csv"), "joint2", "one direction only")
+    # a URDF that does not exist
+    rc = main(["identify", str(d / "arm.csv"), "--urdf", str(tmp_path / "arm.urdf"), "--out",
+               out])
+    _one_line_error(rc, capsys.readouterr().err, "arm.urdf")
+    # stage-only options, a missing --out, --out a file
+    assert main(["identify", str(d / "arm.csv"), "--urdf", "planar_2link", "--out", out,
+                 "--K", "100", "--mass", "1"]) == 2
+    assert "--K, --mass apply only to the 1-DOF stage" in capsys.readouterr().err
+    assert main(["identify", str(d / "arm.csv"), "--urdf", "planar_2link"]) == 2
+    assert "--out DIR is required with --urdf" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    _one_line_error(*run(d / "arm.csv", out=tmp_path / "file"), "is an existing file")
+    # arm-only options without --urdf
+    assert main(["identify", str(d / "arm.csv"), "--model", "gear", "--out", out]) == 2
+    assert "--model applies only to an arm" in capsys.readouterr().err
+    assert not os.path.exists(out)  # nothing written by any of these
+
+
+def test_nan_rows_dropped_with_a_warning(data, tmp_path):
+    """A few NaN cells: those rows dropped (a warning says how many), the rest identified; and
+    the real command line exits 2 with one line for a bad recording."""
+    d, rec = data
+    eff = rec.effort.copy()
+    eff[[500, 1500, 1501], 1] = np.nan
+    holes = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=rec.q, v=None, effort=eff)
+    write_arm_csv(tmp_path / "holes.csv", holes)
+    out = tmp_path / "holes"
+    r = _run(tmp_path / "holes.csv", "--urdf", "planar_2link", "--out", out, "--dynamics",
+             "urdf", "--method", "ols", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "fric identify: warning: 3 of 4000 rows with a missing (NaN) value dropped" in r.stderr
+    assert "3 of 4000 rows" in (out / "report.md").read_text(encoding="utf-8")
+    fs = read_joint_friction(out / "joint_friction.yaml")
+    assert fs.dynamics == "urdf"
+    for name, jf in fs.joints.items():
+        assert _within(jf.Cp, TRUE[name].Cp, 0.05, 0.02)
+    r = _run(tmp_path / "absent.mcap", "--urdf", "planar_2link", "--out", out, cwd=tmp_path)
+    _one_line_error(r.returncode, r.stderr, "absent.mcap")
