@@ -132,8 +132,8 @@ def _per_joint(name, value, n, positive=True):
     return arr
 
 
-def design_condition(dyn, q, v, a, dv: float = 0.01, base=None,
-                     rigid_body: bool = True) -> float:
+def design_condition(dyn, q, v, a, dv: float = 0.01, base=None, rigid_body: bool = True,
+                     armature: bool = True) -> float:
     """Condition number of the column-equilibrated identification design.
 
     Parameters
@@ -146,21 +146,33 @@ def design_condition(dyn, q, v, a, dv: float = 0.01, base=None,
         Half width Δv of the band around zero velocity left out
         (:func:`~.regressor.friction_columns`).
     base : BaseParameters, optional
-        The arm's base set (default: :func:`~.regressor.base_parameters` of ``dyn``).
+        The arm's base set (default: :func:`~.regressor.base_parameters` of ``dyn`` with
+        ``armature``).
     rigid_body : bool
         Include the base rigid-body columns (the fit's ``dynamics="identify"``); False: the
-        friction columns only (``dynamics="urdf"``).
+        friction (and rotor-inertia) columns only (``dynamics="urdf"``).
+    armature : bool
+        Include the rotor inertias (one column ``q̈_j`` on joint j's rows, merged into the base
+        set where a link inertia has the same column), as :func:`~.fit.fit_arm_friction` fits
+        them by default.
 
     Returns
     -------
     float
-        ``σ_max/σ_min`` of ``[Y_b F]`` (rows in the band dropped, columns scaled to unit norm);
-        inf when a column is zero (e.g. a joint never moves one way).
+        ``σ_max/σ_min`` of the design (rows in the Δv band dropped, columns scaled to unit
+        norm); inf when a column is zero (e.g. a joint never moves one way).
     """
     F, keep = friction_columns(v, dv)
     if rigid_body:
-        base = base_parameters(dyn) if base is None else base
-        A = np.hstack([base.reduce(rigid_body_regressor(dyn, q, v, a)), F])
+        base = base_parameters(dyn, armature=armature) if base is None else base
+        Y = rigid_body_regressor(dyn, q, v, a, armature=bool(getattr(base, "armature", False)))
+        A = np.hstack([base.reduce(Y), F])
+    elif armature:
+        acc = np.atleast_2d(np.asarray(a, dtype=float))
+        N, n = acc.shape
+        rotor = np.zeros((N, n, n))
+        rotor[:, np.arange(n), np.arange(n)] = acc
+        A = np.hstack([F, rotor.reshape(N * n, n)])
     else:
         A = F
     A = A[keep]
@@ -175,11 +187,12 @@ def design_condition(dyn, q, v, a, dv: float = 0.01, base=None,
 class _Problem:
     """Shape parameters → scaled coefficients → trajectory → cond."""
 
-    def __init__(self, dyn, period, K, lo, hi, vmax, amax, dv, rigid_body, t_out):
+    def __init__(self, dyn, period, K, lo, hi, vmax, amax, dv, rigid_body, armature, t_out):
         self.dyn, self.n, self.K, self.w = dyn, dyn.n, K, 2 * np.pi / period
         self.lo, self.hi, self.vmax, self.amax = lo, hi, vmax, amax
         self.dv, self.rigid_body = dv, rigid_body
-        self.base = base_parameters(dyn) if rigid_body else None
+        self.armature = armature
+        self.base = base_parameters(dyn, armature=armature) if rigid_body else None
         self.Na = scipy.linalg.null_space(np.ones((1, K)))  # Σ a_k = 0: at rest
         self.Nb = scipy.linalg.null_space(np.arange(1.0, K + 1)[None])  # Σ k b_k = 0
         dense = np.arange(_DENSE * K) * (period / (_DENSE * K))
@@ -240,13 +253,15 @@ class _Problem:
     def cond(self, x) -> float:
         a, b, q0 = self.coefficients(x)
         q, v, acc = _series(a, b, q0, self.w, self.t_opt)
-        return design_condition(self.dyn, q, v, acc, self.dv, self.base, self.rigid_body)
+        return design_condition(self.dyn, q, v, acc, self.dv, self.base, self.rigid_body,
+                                self.armature)
 
 
 def generate_excitation(model, joint_names: Sequence[str] | None = None, period: float = 10.0,
                         harmonics: int = 5, max_velocity=1.0, max_acceleration=3.0,
                         margin=0.1, rate_hz: float = 100.0, periods: int = 1,
-                        dv: float = 0.01, rigid_body: bool = True, max_time: float = 3.0,
+                        dv: float = 0.01, rigid_body: bool = True, armature: bool = True,
+                        max_time: float = 3.0,
                         iterations: int | None = None, seed: int = 0) -> ExcitationTrajectory:
     """An excitation trajectory within the limits, optimised for the identification design.
 
@@ -275,6 +290,8 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
     rigid_body : bool
         Optimise the design with the rigid-body base columns (``--dynamics identify``); False:
         the friction columns only (``--dynamics urdf``).
+    armature : bool
+        Include the rotor-inertia columns the fit has by default (:func:`design_condition`).
     max_time : float
         Wall-time budget of the optimisation [s].
     iterations : int, optional
@@ -330,7 +347,8 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
                          f"margin {marg[np.flatnonzero(hi <= lo)].tolist()}")
     count = int(round(periods * period * rate_hz))
     t_out = np.arange(count + 1) / rate_hz
-    prob = _Problem(dyn, period, int(harmonics), lo, hi, vmax, amax, dv, rigid_body, t_out)
+    prob = _Problem(dyn, period, int(harmonics), lo, hi, vmax, amax, dv, rigid_body,
+                    bool(armature), t_out)
 
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
