@@ -124,6 +124,30 @@ class ArmFrictionFit:
     armature: Optional[Dict[str, float]] = None
     armature_std: Optional[Dict[str, float]] = None
     noise: Optional[Dict[str, np.ndarray]] = None
+    _problem: Optional[object] = field(default=None, repr=False, compare=False)
+    _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+
+    def predict(self, q, v, a) -> np.ndarray:
+        """The fitted model's joint torques at (q, q̇, q̈): ``m·q̈ + G(τ_load, q̇) + τ_f(q̇)``
+        with the identified (or URDF) rigid body; τ_f = 0 inside the Δv band (static friction is
+        not fitted).
+
+        Parameters
+        ----------
+        q, v, a : (N, n) array_like
+            Positions, velocities, accelerations in the model's joint order.
+
+        Returns
+        -------
+        (N, n) ndarray
+            Predicted efforts [N·m].
+        """
+        prob = self._problem
+        n = prob.n
+        q, v, a, _ = _check(q, v, a, np.zeros(np.shape(q)), n)
+        f = prob.features(q, v, a, np.zeros_like(q))
+        _, r0 = prob.rows(f, self._theta)
+        return -r0
 
     def to_joint_friction_set(self) -> JointFrictionSet:
         """The fit as :class:`~.joint_friction.JointFrictionSet` for
@@ -767,7 +791,8 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
         rstd[name] = float(np.sqrt(rss[j] / max(m[j], 1)))
     fit = ArmFrictionFit(joints=joints, std=stds, dynamics=dynamics, method=method, dv=float(dv),
                          cond=float(cond), n_used=used, residual_std=rstd, law=prob.law,
-                         determined=det, warnings=warnings, noise=nz)
+                         determined=det, warnings=warnings, noise=nz, _problem=prob,
+                         _theta=theta.copy())
     if prob.sl_arm is not None:
         sl = prob.sl_arm
         fit.armature = {nm: float(x) for nm, x in zip(names, theta[sl])}

@@ -1,4 +1,4 @@
-"""Design-matrix columns for arm friction identification (issue 15, step 1).
+"""Design-matrix columns for arm friction identification (issue 15).
 
 * :func:`rigid_body_regressor`: Pinocchio's joint torque regressor ``Y(q, q̇, q̈)`` (n × 10·n_b,
   ``τ = Y π`` with π the bodies' dynamic parameters ``m, m·c, I`` in Pinocchio's order), stacked
@@ -9,6 +9,10 @@
   limits; the kinematics only, so the URDF's inertias play no part) gives the rank r, the
   independent columns ``Y_b`` and ``K`` with ``Y_d = Y_b K``; then ``Y π = Y_b β`` with
   ``β = π_b + K π_d`` (:attr:`BaseParameters.map`, r × 10·n_b, β = map @ π).
+* rotor inertias (``armature=True``): n more columns, ``q̈_j`` on joint j's rows (the rotor
+  inertia referred to the joint, not through the gear); in the base set they merge with link
+  inertias where no motion separates them (:func:`separable_armature`; e.g. joint 1 about a
+  fixed axis: its rotor and the first link's inertia about that axis both multiply ``q̈_1`` alone).
 * :func:`friction_columns`: paper 003's asymmetric Coulomb + viscous law per joint,
   ``τ_f = Cp + bp·v`` (v > Δv), ``−Cn + bn·v`` (v < −Δv), ``Cp``, ``Cn`` positive magnitudes; the
   rows with ``|v| <= Δv`` (the Δv band, where static friction acts) are left out.
