@@ -276,13 +276,13 @@ def _read_csv_recording(path: Path, joints) -> ArmRecording:
     return _finish(t, use, q, v, eff, str(path), notes)
 
 
-def _finish(t, names, q, v, eff, source, notes) -> ArmRecording:
+def _finish(t, names, q, v, eff, source, notes, hint: str = "") -> ArmRecording:
     """Drop NaN rows (counted), check the length, put t = 0 at the first row."""
     parts = [t[:, None], q, eff] + ([v] if v is not None else [])
     ok = np.all(np.isfinite(np.column_stack(parts)), axis=1)
     bad = int(ok.size - ok.sum())
     if bad == ok.size:
-        raise ValueError(f"{source}: every row has a missing (NaN) value")
+        raise ValueError(f"{source}: every row has a missing (NaN) value{hint}")
     if bad:
         first = int(np.argmax(~ok))
         notes.append(f"{bad} of {ok.size} rows with a missing (NaN) value dropped (first at "
@@ -439,10 +439,15 @@ def _assemble(bag, topic, msgs, joints) -> ArmRecording:
         v = None
         notes.append(f"{no_vel} of {len(msgs)} messages without velocities: velocities derived "
                      f"from the positions for the whole recording")
+    have = np.isfinite(q) & np.isfinite(eff)
+    hint = ""
+    if have.any(axis=0).all() and not have.all(axis=1).any():
+        hint = (f": no stamp has all of {use} — they come in separate messages with different "
+                f"stamps (two publishers?); record one JointState with every joint, or select "
+                f"the joints of one publisher with joints=")
     sec, nsec = divmod(int(uniq[0]), 1_000_000_000)
-    rec = _finish((uniq - uniq[0]).astype(float) * 1e-9, use, q, v, eff,
-                  f"{src} (t = 0 at stamp {sec}.{nsec:09d} s)", notes)
-    return rec
+    return _finish((uniq - uniq[0]).astype(float) * 1e-9, use, q, v, eff,
+                   f"{src} (t = 0 at stamp {sec}.{nsec:09d} s)", notes, hint)
 
 
 def write_arm_bag(path, rec: ArmRecording, topic: str = "joint_states", t0_ns: int = 0,

@@ -108,7 +108,7 @@ def test_csv_round_trip(tmp_path, trajs):
     # the trajectory tracker reads the same file
     from fric_core.trajectory import read_trajectory_csv
     played = read_trajectory_csv(tmp_path / "x.csv")
-    assert played is not None
+    assert list(played.joint_names) == list(traj.joint_names)
 
 
 def test_joint_trajectory_yaml_and_bag(tmp_path, trajs):

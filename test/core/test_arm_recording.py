@@ -161,3 +161,17 @@ def test_csv_nan_rows_dropped_and_counted(tmp_path):
     (tmp_path / "noeff.csv").write_text("t,a.position,a.velocity\n0,1,2\n")
     with pytest.raises(ValueError, match=r"no 'effort' column for joint\(s\) \['a'\]"):
         read_arm_recording(tmp_path / "noeff.csv")
+
+
+def test_zero_stamps_use_receive_times_and_unsynchronised_publishers_are_named(tmp_path):
+    msgs = [(0, NAMES, [k, k, k], [], [1, 2, 3]) for k in range(30)]
+    rec = read_arm_recording(_write_messages(tmp_path / "zero", msgs))
+    # _write_messages logs message k at T0_NS + k ns
+    np.testing.assert_allclose(rec.t, np.arange(30) * 1e-9, atol=1e-12)
+    assert any("receive times" in w for w in rec.warnings)
+    split = []
+    for k in range(30):
+        split.append((T0_NS + 2 * k * 10 ** 6, ["shoulder"], [k], [], [1]))
+        split.append((T0_NS + (2 * k + 1) * 10 ** 6, ["elbow", "wrist"], [k, k], [], [2, 3]))
+    with pytest.raises(ValueError, match="separate messages with different stamps"):
+        read_arm_recording(_write_messages(tmp_path / "split", split), joints=list(NAMES))
