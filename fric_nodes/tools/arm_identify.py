@@ -33,8 +33,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "HOLDOUT_FRACTION",
-           "MIN_SAMPLES", "OUTPUT_FILES"]
+__all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "excite_arm",
+           "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES"]
 
 #: fraction of the prepared rows held out for the prediction check (the last ones)
 HOLDOUT_FRACTION = 0.2
@@ -44,6 +44,10 @@ MIN_SAMPLES = 200
 OUTPUT_FILES = ("joint_friction.yaml", "friction_compensator.yaml", "transmission_sim.yaml")
 #: smallest stiction band half-width Δv [rad/s]
 MIN_DV = 0.01
+#: what :func:`excite_arm` writes: the trajectory as CSV (``trajectory_tracker`` plays it), as a
+#: trajectory_msgs/JointTrajectory in YAML (``ros2 topic pub``) and in an MCAP bag
+#: (``ros2 bag play``)
+EXCITE_FILES = ("excitation.csv", "excitation_trajectory.yaml", "excitation_bag")
 
 
 class ArmIdentifyError(ValueError):
@@ -324,3 +328,74 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
                              residual_std=residual_std, warnings=warnings, fit=fit)
+
+
+def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
+               duration: float = 20.0, base_frequency: float = 0.1, harmonics: int = 5,
+               max_velocity: float = 1.0, max_acceleration: float = 3.0, margin: float = 0.1,
+               rate: float = 100.0, dynamics: str = "identify", topic: Optional[str] = None,
+               time_budget: float = 3.0, seed: int = 0,
+               progress: Callable[[str], None] = _none):
+    """``fric excite``: an excitation trajectory for ``urdf`` written to ``out_dir``.
+
+    A band-limited Fourier series per joint (fundamental ``base_frequency`` [Hz], ``harmonics``
+    harmonics), at rest at its ends, scaled into the URDF's joint limits (less ``margin``) and
+    the speed/acceleration limits, optimised for the identification design's condition number
+    (:func:`fric_core.arm_identification.excitation.generate_excitation`; the rigid-body columns
+    included with ``dynamics="identify"``); repeated for ``duration`` seconds (whole periods,
+    rounded up). Writes :data:`EXCITE_FILES`; returns ``(trajectory, {name: path}, yaml_bytes)``.
+    Raises :class:`ArmIdentifyError` (one line) for bad input.
+    """
+    from fric_core.arm_identification import excitation as ex
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError
+    from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
+
+    for name, val in (("--duration", duration), ("--base-frequency", base_frequency),
+                      ("--rate", rate), ("--max-velocity", max_velocity),
+                      ("--max-acceleration", max_acceleration)):
+        if not (math.isfinite(val) and val > 0):
+            raise ArmIdentifyError(f"{name}: expected a positive number, got {val!r}")
+    if not (isinstance(harmonics, int) and harmonics >= 2):
+        raise ArmIdentifyError(f"--harmonics: expected an integer >= 2, got {harmonics!r}")
+    if dynamics not in ("identify", "urdf"):
+        raise ArmIdentifyError(f"--dynamics: expected identify or urdf, got {dynamics!r}")
+    problem = out_dir_problem(out_dir, "--out")
+    if problem:
+        raise ArmIdentifyError(problem)
+    bag = Path(out_dir) / EXCITE_FILES[2]
+    if bag.exists():
+        raise ArmIdentifyError(f"--out {out_dir}: {bag} exists (a bag is written to a new "
+                               "directory); remove it or choose another --out")
+    try:
+        full = UrdfDynamics(urdf)
+    except UrdfError as e:
+        raise ArmIdentifyError(f"--urdf {urdf}: {str(e).removeprefix('urdf: ')}") from None
+    if joints:
+        missing = [j for j in joints if j not in full.joint_names]
+        if missing:
+            raise ArmIdentifyError(f"--joints: joint(s) {', '.join(missing)} not in the URDF "
+                                   f"{full.source} (its movable joints: "
+                                   f"{', '.join(full.joint_names)})")
+        joints = [j for j in full.joint_names if j in joints]
+    period = 1.0 / base_frequency
+    periods = max(1, int(math.ceil(duration / period - 1e-9)))
+    progress(f"optimising a {harmonics}-harmonic excitation of {len(joints or full.joint_names)}"
+             f" joints (period {period:.4g} s, up to {time_budget:g} s)")
+    dyn = full if joints is None else UrdfDynamics(urdf, joint_names=joints)
+    try:
+        traj = ex.generate_excitation(dyn, period=period, harmonics=harmonics,
+                                      max_velocity=max_velocity,
+                                      max_acceleration=max_acceleration, margin=margin,
+                                      rate_hz=rate, periods=periods,
+                                      rigid_body=dynamics == "identify", max_time=time_budget,
+                                      seed=seed)
+    except ValueError as e:
+        raise ArmIdentifyError(" ".join(str(e).split())) from None
+    out = make_out_dir(out_dir, "--out")
+    progress(f"writing {out}")
+    files = {name: out / name for name in EXCITE_FILES}
+    ex.write_excitation_csv(files[EXCITE_FILES[0]], traj)
+    size = ex.write_trajectory_yaml(files[EXCITE_FILES[1]], traj)
+    ex.write_trajectory_bag(files[EXCITE_FILES[2]], traj,
+                            **({"topic": topic} if topic else {}))
+    return traj, files, size

@@ -4,6 +4,7 @@
     fric identify INPUT [options]                   identify mass and friction from a recorded
                                                     run (CSV or rosbag2; docs/identification.md)
     fric identify RECORDING --urdf URDF --out DIR   an arm's joint friction (arm_identify.py)
+    fric excite --urdf URDF --out DIR [options]     an excitation trajectory for that
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
@@ -336,6 +337,91 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_identify)
 
 
+def _excite(ns: argparse.Namespace) -> int:
+    """``fric excite --urdf URDF --out DIR``: :func:`fric_nodes.tools.arm_identify.excite_arm`."""
+    from fric_core.arm_identification.excitation import MAX_ARG_BYTES
+    from fric_nodes.tools.arm_identify import excite_arm
+
+    def progress(msg: str) -> None:
+        print(f"fric excite: {msg}", file=sys.stderr, flush=True)
+
+    try:
+        traj, files, size = excite_arm(
+            ns.urdf, ns.out, joints=ns.joints, duration=ns.duration,
+            base_frequency=ns.base_frequency, harmonics=ns.harmonics,
+            max_velocity=ns.max_velocity, max_acceleration=ns.max_acceleration,
+            margin=ns.margin, rate=ns.rate, dynamics=ns.dynamics, topic=ns.topic,
+            time_budget=ns.time_budget, seed=ns.seed, progress=progress)
+    except (ValueError, OSError) as e:
+        print(f"fric excite: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    import numpy as np
+
+    print(f"# excitation for {', '.join(traj.joint_names)}: {traj.harmonics} harmonics of "
+          f"{1.0 / traj.period:.4g} Hz (band {traj.bandwidth_hz:.4g} Hz), "
+          f"{traj.t[-1] - traj.t[0]:.4g} s = {round((traj.t[-1] - traj.t[0]) / traj.period)} "
+          f"period(s) at {ns.rate:g} Hz, at rest at both ends")
+    print(f"# condition number of the identification design: {traj.cond:.4g} (first random "
+          f"shape {traj.cond_initial:.4g})")
+    print("| joint | q min [rad] | q max [rad] | max |v| [rad/s] | max |a| [rad/s²] |")
+    print("|---|---|---|---|---|")
+    for j, name in enumerate(traj.joint_names):
+        print(f"| {name} | {traj.q[:, j].min():.3f} | {traj.q[:, j].max():.3f} | "
+              f"{np.abs(traj.v[:, j]).max():.3f} | {np.abs(traj.a[:, j]).max():.3f} |")
+    for name, path in files.items():
+        print(f"{name}: {path}")
+    if size > MAX_ARG_BYTES:
+        print(f"fric excite: warning: {files['excitation_trajectory.yaml']} is {size} bytes, "
+              f"more than the shell passes as one argument ({MAX_ARG_BYTES}); play the bag "
+              "instead (ros2 bag play)", file=sys.stderr)
+    return 0
+
+
+def _add_excite(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "excite", help="write an excitation trajectory for identifying an arm's joint friction",
+        description="Design a band-limited Fourier excitation trajectory for an arm (per joint a "
+                    "finite Fourier series, at rest at both ends, scaled into the URDF's joint "
+                    "limits and the speed/acceleration limits, optimised for the condition "
+                    "number of the identification design) and write it to DIR as CSV "
+                    "(excitation.csv, for trajectory_tracker), as a trajectory_msgs/"
+                    "JointTrajectory for a joint_trajectory_controller (excitation_trajectory."
+                    "yaml for `ros2 topic pub --once`, and excitation_bag/ for `ros2 bag "
+                    "play`). Record joint_states while it runs, then `fric identify BAG --urdf "
+                    "URDF --out DIR`. Exit status: 0 done, 2 bad input (one line naming it).")
+    p.add_argument("--urdf", required=True, metavar="URDF",
+                   help="the arm's URDF (a file, or a bundled name: planar_2link, arm7)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created)")
+    p.add_argument("--duration", type=float, default=20.0, metavar="S",
+                   help="length [s], rounded up to whole periods (default 20)")
+    p.add_argument("--base-frequency", type=float, default=0.1, metavar="HZ",
+                   help="fundamental frequency [Hz]: the period is its inverse (default 0.1)")
+    p.add_argument("--harmonics", type=int, default=5, metavar="K",
+                   help="number of harmonics, >= 2: the band is K × the base frequency "
+                        "(default 5)")
+    p.add_argument("--joints", type=_joint_list, default=None, metavar="a,b,...",
+                   help="joints to move (default: every movable joint of the URDF; the others "
+                        "stay at 0)")
+    p.add_argument("--max-velocity", type=float, default=1.0, metavar="RAD_S",
+                   help="joint speed limit [rad/s] (the URDF's where lower; default 1)")
+    p.add_argument("--max-acceleration", type=float, default=3.0, metavar="RAD_S2",
+                   help="joint acceleration limit [rad/s²] (default 3)")
+    p.add_argument("--margin", type=float, default=0.1, metavar="RAD",
+                   help="distance kept from the URDF's position limits [rad] (default 0.1)")
+    p.add_argument("--rate", type=float, default=100.0, metavar="HZ",
+                   help="sampling rate of the CSV [Hz] (default 100)")
+    p.add_argument("--dynamics", choices=("identify", "urdf"), default="identify",
+                   help="optimise for identifying the rigid body too (default) or friction "
+                        "only (the URDF's inertias trusted)")
+    p.add_argument("--topic", metavar="T", default=None,
+                   help="the controller's trajectory topic in the bag (default "
+                        "/joint_trajectory_controller/joint_trajectory)")
+    p.add_argument("--time-budget", type=float, default=3.0, metavar="S",
+                   help="wall time for the optimisation [s] (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the optimisation (default 0)")
+    p.set_defaults(func=_excite)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fric", description="fric: physically correct friction for ROS 2 joints and haptic "
@@ -343,6 +429,7 @@ def _build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_launch(subparsers)
     _add_identify(subparsers)
+    _add_excite(subparsers)
     cli_ros.add_subcommands(subparsers)
     return parser
 

@@ -1,9 +1,10 @@
-"""`fric identify RECORDING --urdf URDF --out DIR` (issue 15): end to end as a subprocess on a
-simulated MCAP bag and a CSV of the planar 2-link arm with known friction — joint_friction.yaml
-(valid, the friction recovered), the compensator's and the simulator's parameter files (ROS
-accepts them, they name the friction file by its absolute path), the report (held-out RMS at the
-torque noise level) — and every bad input as one line naming the problem, exit status 2, no
-traceback."""
+"""`fric identify RECORDING --urdf URDF --out DIR` and `fric excite` (issue 15).
+
+Identify end to end as a subprocess on a simulated MCAP bag and a CSV of the planar 2-link arm with
+known friction — joint_friction.yaml (valid, the friction recovered), the compensator's and the
+simulator's parameter files (ROS accepts them, they name the friction file by its absolute path),
+the report (held-out RMS at the residual level) — and every bad input as one line naming the
+problem, exit status 2, no traceback. Excite: the files, the trajectory within the limits."""
 
 import os
 import subprocess
@@ -11,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+import yaml
 
 from fric_core.arm_identification.joint_friction import JointFriction, read_joint_friction
 from fric_core.arm_identification.recording import ArmRecording, write_arm_bag, write_arm_csv
@@ -219,3 +221,39 @@ def test_nan_rows_dropped_with_a_warning(data, tmp_path):
         assert _within(jf.Cp, TRUE[name].Cp, 0.05, 0.02)
     r = _run(tmp_path / "absent.mcap", "--urdf", "planar_2link", "--out", out, cwd=tmp_path)
     _one_line_error(r.returncode, r.stderr, "absent.mcap")
+
+
+def test_excite_writes_a_trajectory_within_the_limits(tmp_path):
+    """`fric excite`: the CSV, the JointTrajectory YAML and bag; the trajectory stays inside the
+    URDF's limits less the margin and the speed limit, starts and ends at rest, and its band is
+    harmonics × base frequency."""
+    from fric_core.arm_identification.excitation import read_excitation_csv
+
+    out = tmp_path / "ex"
+    cmd = [sys.executable, "-m", "fric_nodes.tools.cli", "excite", "--urdf", "planar_2link",
+           "--out", str(out), "--duration", "12", "--base-frequency", "0.2", "--harmonics", "4",
+           "--max-velocity", "0.8", "--time-budget", "0.5"]
+    r = subprocess.run(cmd, cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "fric excite: optimising" in r.stderr and "condition number" in r.stdout
+    traj = read_excitation_csv(out / "excitation.csv")
+    assert traj.period == pytest.approx(5.0) and traj.harmonics == 4
+    assert traj.t[-1] == pytest.approx(15.0)  # 12 s rounded up to 3 whole periods
+    dyn = UrdfDynamics("planar_2link")
+    lo, hi = np.asarray(dyn.lower), np.asarray(dyn.upper)
+    fin = np.isfinite(lo) & np.isfinite(hi)
+    assert np.all(traj.q[:, fin] >= lo[fin] + 0.1 - 1e-9)
+    assert np.all(traj.q[:, fin] <= hi[fin] - 0.1 + 1e-9)
+    assert np.abs(traj.v).max() <= 0.8 + 1e-9
+    assert np.all(traj.v[[0, -1]] == 0.0) and np.all(traj.a[[0, -1]] == 0.0)
+    msg = yaml.safe_load((out / "excitation_trajectory.yaml").read_text())
+    assert msg["joint_names"] == ["joint1", "joint2"] and len(msg["points"]) > 100
+    assert (out / "excitation_bag" / "metadata.yaml").is_file()
+    # bad input: one line, exit 2 (the bag exists now; an unknown joint)
+    for extra, fragment in ((["--out", str(out)], "excitation_bag exists"),
+                            (["--out", str(tmp_path / "e2"), "--joints", "joint9"], "joint9")):
+        r = subprocess.run([sys.executable, "-m", "fric_nodes.tools.cli", "excite", "--urdf",
+                            "planar_2link", *extra], cwd=tmp_path, env=ENV, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert r.stderr.startswith("fric excite: error: ") and fragment in r.stderr
