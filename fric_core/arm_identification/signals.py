@@ -143,7 +143,7 @@ class DerivativeFilter:
         return out
 
 
-def derivative_filter(dt: float, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
+def derivative_filter(dt: float, cutoff_hz: float | None = None,
                       order: int = DEFAULT_ORDER) -> DerivativeFilter:
     """The zero-phase derivative filter for one sampling step.
 
@@ -151,8 +151,9 @@ def derivative_filter(dt: float, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
     ----------
     dt : float
         Sampling step [s] (> 0).
-    cutoff_hz : float
-        Butterworth cutoff [Hz], below 0.8 × the Nyquist frequency ``1/(2 dt)``.
+    cutoff_hz : float or None
+        Butterworth cutoff [Hz], below 0.8 × the Nyquist frequency ``1/(2 dt)``. None:
+        :data:`DEFAULT_CUTOFF_HZ`, or a quarter of the sampling rate when that is lower.
     order : int
         Butterworth order of one pass (1–10).
 
@@ -171,6 +172,8 @@ def derivative_filter(dt: float, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
     if not (isinstance(order, (int, np.integer)) and 1 <= order <= 10):
         raise ValueError(f"order: expected an integer Butterworth order 1..10, got {order!r}")
     nyquist = 0.5 / dt
+    if cutoff_hz is None:
+        cutoff_hz = min(DEFAULT_CUTOFF_HZ, 0.5 * nyquist)
     if not (math.isfinite(cutoff_hz) and 0.0 < cutoff_hz < 0.8 * nyquist):
         raise ValueError(f"cutoff_hz: expected 0 < cutoff < 0.8 × Nyquist = {0.8 * nyquist:.6g} "
                          f"Hz (sampling step {dt:.6g} s), got {cutoff_hz!r}")
@@ -374,7 +377,7 @@ def _as_time(t):
     return t
 
 
-def differentiate(t, q, cutoff_hz: float = DEFAULT_CUTOFF_HZ, order: int = DEFAULT_ORDER,
+def differentiate(t, q, cutoff_hz: float | None = None, order: int = DEFAULT_ORDER,
                   max_gap: float | None = None) -> Derivatives:
     """Zero-phase velocity and acceleration of sampled positions (module docstring).
 
@@ -384,8 +387,9 @@ def differentiate(t, q, cutoff_hz: float = DEFAULT_CUTOFF_HZ, order: int = DEFAU
         Sample times [s].
     q : (N,) or (N, n) array_like
         Positions [rad or m], one column per joint.
-    cutoff_hz : float
-        Butterworth cutoff [Hz] (:data:`DEFAULT_CUTOFF_HZ`).
+    cutoff_hz : float or None
+        Butterworth cutoff [Hz]; None: :data:`DEFAULT_CUTOFF_HZ`, or a quarter of the sampling
+        rate when that is lower (:func:`derivative_filter`).
     order : int
         Butterworth order of each pass (:data:`DEFAULT_ORDER`).
     max_gap : float, optional
@@ -459,7 +463,7 @@ class PreparedData:
         return int(self.t.size)
 
 
-def prepare(t, q, effort, v=None, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
+def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
             order: int = DEFAULT_ORDER, max_gap: float | None = None,
             filter_effort: bool = False, min_rows: int = 1) -> PreparedData:
     """A whole recording made ready for the fit: segments, filtered columns, edges trimmed.
@@ -475,8 +479,9 @@ def prepare(t, q, effort, v=None, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
     v : (N, n) array_like, optional
         Measured joint velocities; then ``v`` is its low-pass and ``a`` the derivative of that
         (``var_v``, ``var_a`` from its noise level). None: both derived from ``q``.
-    cutoff_hz : float
-        Butterworth cutoff [Hz].
+    cutoff_hz : float or None
+        Butterworth cutoff [Hz]; None: :data:`DEFAULT_CUTOFF_HZ`, or a quarter of the sampling
+        rate when that is lower (:func:`derivative_filter`).
     order : int
         Butterworth order of each pass.
     max_gap : float, optional
@@ -542,13 +547,12 @@ def prepare(t, q, effort, v=None, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
         notes.append(f"{trimmed} rows at segment ends trimmed (filter edge transients)")
     rows = np.concatenate(keep) if keep else np.zeros(0, dtype=int)
     if rows.size < max(min_rows, 1):
-        need = next((f.min_length for f in filters if f is not None),
-                    derivative_filter(_median_step(t), cutoff_hz, order).min_length
-                    if t.size > 1 else 0)
+        f = next((f for f in filters if f is not None),
+                 derivative_filter(_median_step(t), cutoff_hz, order))
         lens = [s.stop - s.start for s in seg]
         raise ValueError(f"t: recording too short: {rows.size} usable rows (need {min_rows}); "
                          f"segments of {lens[:8]}{' ...' if len(lens) > 8 else ''} samples, "
-                         f"the {cutoff_hz:g} Hz filter needs segments of >= {need}")
+                         f"the {f.cutoff_hz:g} Hz filter needs segments of >= {f.min_length}")
     bounds = np.cumsum([0] + [k.size for k in keep])
     new_seg = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
     settle = max(f.settle_time for f in filters if f is not None) if filter_effort else 0.0
@@ -556,7 +560,8 @@ def prepare(t, q, effort, v=None, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
                         effort=out["effort"][rows], rows=rows, segments=new_seg,
                         var_v=var_src * gv, var_a=var_src * ga, var_source=var_src,
                         velocity_source="measured" if measured else "derived",
-                        cutoff_hz=float(cutoff_hz), settle_time=settle,
+                        cutoff_hz=next(f.cutoff_hz for f in filters if f is not None),
+                        settle_time=settle,
                         effort_filtered=bool(filter_effort), notes=notes)
 
 
