@@ -133,76 +133,11 @@ def _choose_dv(v: np.ndarray, a: np.ndarray, var_v, settle_time: float) -> float
     return float(dv)
 
 
-def _load_torque(fit, dyn, q, v, a) -> np.ndarray:
-    """τ_load = M(q)q̈ + h(q, q̇) of the fit: the identified base parameters (``identify``; with
-    the gear law known up to the fit's gauge) or the URDF's ``rnea`` (``urdf``)."""
-    from fric_core.arm_identification.regressor import rigid_body_regressor
-
-    if fit.dynamics == "identify":
-        Y = rigid_body_regressor(dyn, q, v, a, armature=fit.base.armature)
-        return (fit.base.reduce(Y) @ fit.beta).reshape(q.shape)
-    from fric_core.arm_identification.fit import _rnea_all
-
-    return _rnea_all(dyn, q, v, a)
-
-
-class _Model:
-    """The fitted model's joint torque, split into friction τ_f(v) and the rest (rotor inertia
-    and the rigid body through the gear), in the convention of
-    :mod:`fric_core.arm_identification.joint_friction`:
-    ``τ = m·q̈ + G(τ_load, q̇) + τ_f(q̇)``.
-
-    With ``--model gear --dynamics identify`` the fit reports only η_f·η_b (the gauge: 1/η_f = 1 on
-    the first joint, the rigid body scaled accordingly); the other joints' drive factor 1/η_f in
-    that gauge is the one number the prediction still needs: it is the least-squares factor of
-    the drive-mode rows of the fitted part (``calibrate``), the back-drive factor being
-    η_f·η_b times it.
-    """
-
-    def __init__(self, fit, dyn, fs):
-        self.fit, self.dyn, self.fs = fit, dyn, fs
-        names = dyn.joint_names
-        arm = getattr(fit, "armature", None)
-        self.armature = np.array([arm[n] for n in names]) if arm else np.zeros(dyn.n)
-        self.drive = None  # per joint 1/η_f in the fit's gauge (gear + identify)
-        gear = fs.model == "gear"
-        self.gauge = gear and not all(fs.joints[n].has_gear for n in names)
-
-    def friction(self, v) -> np.ndarray:
-        return np.column_stack([self.fs.joints[n].kinetic(v[:, j])
-                                for j, n in enumerate(self.dyn.joint_names)])
-
-    def calibrate(self, q, v, a, tau) -> None:
-        if not self.gauge:
-            return
-        tl = _load_torque(self.fit, self.dyn, q, v, a)
-        y = tau - self.armature * a - self.friction(v)
-        dv = float(self.fs.dv or 0.0)
-        self.drive = np.ones(self.dyn.n)
-        for j, n in enumerate(self.dyn.joint_names):
-            prod = self.fs.joints[n].eta_product
-            p = tl[:, j] * v[:, j]
-            x = np.where(p > 0, tl[:, j], np.where(p < 0, (prod or 1.0) * tl[:, j], 0.0))
-            ok = (np.abs(v[:, j]) > dv) & (p != 0)
-            den = float(x[ok] @ x[ok])
-            if den > 0:
-                self.drive[j] = float(x[ok] @ y[ok, j]) / den
-
-    def rest(self, q, v, a) -> np.ndarray:
-        """Everything but τ_f: ``m·q̈ + G(τ_load, q̇)``."""
-        tl = _load_torque(self.fit, self.dyn, q, v, a)
-        out = self.armature * a
-        for j, n in enumerate(self.dyn.joint_names):
-            jf = self.fs.joints[n]
-            if self.gauge and self.drive is not None:
-                p = tl[:, j] * v[:, j]
-                k = self.drive[j]
-                out[:, j] += np.where(p > 0, k * tl[:, j],
-                                      np.where(p < 0, k * (jf.eta_product or 1.0) * tl[:, j],
-                                               tl[:, j]))
-            else:
-                out[:, j] += jf.gear(tl[:, j], v[:, j])
-        return out
+def _friction_outside_band(fs, names, v) -> np.ndarray:
+    """τ_f(v) of each joint's identified law, 0 inside the Δv band (as in the fit's model)."""
+    dv = float(fs.dv or 0.0)
+    return np.column_stack([np.where(np.abs(v[:, j]) > dv, fs.joints[n].kinetic(v[:, j]), 0.0)
+                            for j, n in enumerate(names)])
 
 
 def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str,
@@ -302,16 +237,15 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     files.update(_params_files(out, fpath, dyn.joint_names, urdf_param,
                                f"# written by fric identify from {src}\n"))
 
-    mdl = _Model(fit, dyn, fs)
     qf, vf, af, tf = (x[fit_rows] for x in (prep.q, prep.v, prep.a, prep.effort))
-    mdl.calibrate(qf, vf, af, tf)
-    rest_fit = mdl.rest(qf, vf, af)
+    # everything the model attributes to the rigid body, rotor and gear: its prediction less
+    # friction (the fit's own parameters, also in the gauge of --model gear --dynamics identify)
+    rest_fit = fit.predict(qf, vf, af) - _friction_outside_band(fs, dyn.joint_names, vf)
     if M > k:
-        qh, vh, ah = (x[hold_rows] for x in (prep.q, prep.v, prep.a))
-        pred_h = mdl.rest(qh, vh, ah) + mdl.friction(vh)
+        pred_h = fit.predict(*(x[hold_rows] for x in (prep.q, prep.v, prep.a)))
         # inside the band static friction holds the joint (any torque up to breakaway): the
         # kinetic law, and the gear's drive/back-drive switch, predict nothing there
-        pred_h[np.abs(vh) <= fs.dv] = np.nan
+        pred_h[np.abs(prep.v[hold_rows]) <= fs.dv] = np.nan
     else:
         pred_h = np.zeros((0, dyn.n))
     rms = holdout_rms(prep.effort[hold_rows], pred_h) if M > k else np.full(dyn.n, np.nan)
