@@ -16,7 +16,10 @@ so the arm workflow (excite → record → identify → compensate) runs without
 
   with ``τ_ff`` none, the URDF's gravity g(q_d), or its inverse dynamics
   M(q_d)q̈_d + h(q_d, q̇_d) + m·q̈_d (``feed_forward``; m = ``rotor_inertia``);
-* the time base is the joint_states header stamp (simulated time from ``transmission_sim``): the
+* the time base is the joint_states header stamp (simulated time from ``transmission_sim``),
+  without the stream's pauses (a stamp step above ``max_state_gap`` — a realtime simulator that
+  skipped time it could not keep up with, a lost connection — advances the trajectory clock by
+  one regular step, so the setpoint does not jump away from an arm that did not move): the
   tracker holds the first measured position for ``start_delay``, moves to the trajectory's first
   point in ``approach_time`` (minimum jerk, rest to rest), plays the trajectory ``loops`` times,
   holds the last point for ``hold_time``, then (``exit_when_done``) exits 0 — with
@@ -28,11 +31,12 @@ so the arm workflow (excite → record → identify → compensate) runs without
   and the time series (t, q_d, q, v_d, v, command; at most ``log_capacity`` samples) to an
   ``.npz``.
 
-Watchdog: no valid joint_states for ``watchdog_timeout`` (wall clock) → one zero command, and the
-trajectory pauses (the time base is the state stamps). Stop (SIGINT/SIGTERM, or done): a final
-zero command. Inputs that cannot be used (missing joints, NaN) are rejected with a count, a
-throttled log line and a diagnostics WARN; bad parameters (an unreadable CSV, a joint not in it,
-a URDF problem) → ``main`` prints one line naming the problem and exits 1.
+Watchdog: no valid joint_states for ``watchdog_timeout`` (wall clock) → one zero command; the
+trajectory pauses until states come again (see ``max_state_gap``). Stop (SIGINT/SIGTERM, or
+done): a final zero command. Inputs that cannot be used (missing joints, NaN, a stamp going
+back) are rejected with a count, a throttled log line and a diagnostics WARN; bad parameters
+(an unreadable CSV, a joint not in it, a URDF problem) → ``main`` prints one line naming the
+problem and exits 1.
 """
 
 from __future__ import annotations
@@ -106,6 +110,10 @@ SPECS = (
               read_only=True),
     ParamSpec("log_capacity", 400000, "time-series samples kept for result_file", min=0,
               read_only=True),
+    ParamSpec("max_state_gap", 0.02, "a joint_states stamp step longer than this is a pause of "
+              "the stream (a realtime simulator skipping time it could not keep up with, a "
+              "lost connection): the trajectory clock advances by one regular step only",
+              unit="s", min=1e-4, read_only=True),
     ParamSpec("watchdog_timeout", 0.2, "no valid joint_states this long (wall clock): zero "
               "command, trajectory paused", unit="s", min=1e-3, max=60.0, read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.05, max=60.0,
@@ -180,6 +188,12 @@ class TrajectoryTracker(FricNode):
         self._err_msg.name = list(joints)
         # timing and phases (state-stamp time)
         self._t0_ns = None  # stamp of the first valid state
+        self._last_stamp = 0
+        self._step_ns = 0  # the last regular stamp step
+        self._clock_ns = 0  # trajectory clock: state time without the stream's pauses
+        self._gap_ns = int(v["max_state_gap"] * 1e9)
+        self._gaps = 0
+        self._gap_time = 0.0
         self._q_first = np.zeros(n)
         self._seg_start = 0.0  # state time when the current trajectory's approach starts
         self._approach_from = np.zeros(n)
@@ -281,10 +295,25 @@ class TrajectoryTracker(FricNode):
             self._q_first[:] = q
             self._approach_from[:] = q
             self._seg_start = self.values["start_delay"]
+            self._last_stamp = stamp
+            self._step_ns = 0
+        dt_ns = stamp - self._last_stamp
+        if dt_ns < 0:
+            self._rejects.add("joint_states stamp", f"joint_states header.stamp went back by "
+                              f"{-dt_ns * 1e-9:.6g} s")
+            return
         self._last_valid_mono = time.monotonic_ns()
         self._tripped = False
         self._states += 1
-        self.t = t = (stamp - self._t0_ns) * 1e-9
+        if dt_ns > self._gap_ns:  # a pause of the stream: the trajectory clock does not run
+            self._gaps += 1
+            self._gap_time += (dt_ns - self._step_ns) * 1e-9
+            dt_ns = self._step_ns
+        elif dt_ns:
+            self._step_ns = dt_ns
+        self._last_stamp = stamp
+        self._clock_ns += dt_ns
+        self.t = t = self._clock_ns * 1e-9
         played = self._setpoint(t)
         np.subtract(self.q_d, q, out=self.error)
         cmd = self.command
@@ -434,7 +463,9 @@ class TrajectoryTracker(FricNode):
         kv = [("phase", self.phase), ("state time [s]", f"{self.t:.3f}"),
               ("states", str(self._states)), ("rms samples", str(self._count)),
               ("commands clipped", str(self._clipped)), ("watchdog trips", str(self._trips)),
-              ("trajectories received", str(self._trajectories_received))]
+              ("trajectories received", str(self._trajectories_received)),
+              ("stream pauses", str(self._gaps)),
+              ("stream pause time [s]", f"{self._gap_time:.3f}")]
         kv += self._rejects.key_values()
         for j, r, m in zip(self.joints, self.rms(), self._max_err):
             kv += [(f"{j} rms error [rad]", f"{r:.6g}"), (f"{j} max error [rad]", f"{m:.6g}")]

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KP, KD = 100.0, 10.0
 SINE = dict(joints=["joint1", "joint2"], sine_center=[0.1, -0.2], sine_amplitude=[0.5, 0.3],
             sine_frequency=[0.5, 1.0], sine_duration=2.0, kp=[KP], kd=[KD], start_delay=0.1,
-            approach_time=0.2, hold_time=0.1, max_effort=[1000.0])
+            approach_time=0.2, hold_time=0.1, max_effort=[1000.0],
+            max_state_gap=10.0)  # the tests' states are far apart
 
 
 @pytest.fixture
@@ -99,7 +100,7 @@ def test_inverse_dynamics_feed_forward_is_the_planar_arms_mass_matrix(make):
 
 def test_a_joint_trajectory_message_replaces_the_trajectory(make):
     node = make(joints=["joint1", "joint2"], kp=[KP], kd=[0.0], start_delay=0.0,
-                approach_time=0.1, max_effort=[1000.0])
+                approach_time=0.1, max_effort=[1000.0], max_state_gap=10.0)
     node.on_state(_state(0.0, [0.0, 0.0], [0.0, 0.0]))
     assert node.phase == "waiting for a trajectory" and np.allclose(node.command, 0.0)
     msg = JointTrajectory(joint_names=["joint2", "joint1"])  # another order: mapped by name
@@ -113,6 +114,25 @@ def test_a_joint_trajectory_message_replaces_the_trajectory(make):
     node.on_trajectory(bad)
     _, _, kv = diag(node)
     assert kv["rejected inputs"] == "1" and "['joint2'] missing" in kv["rejected trajectory last"]
+
+
+def test_a_pause_of_the_state_stream_does_not_advance_the_trajectory(make):
+    # a realtime simulator that fell behind skips simulated time: the stamps jump, the arm did
+    # not move; the setpoint must not jump either
+    node = make(**{**SINE, "max_state_gap": 0.02, "start_delay": 0.0, "approach_time": 0.001})
+    for k in range(11):  # 10 ms steps
+        node.on_state(_state(0.01 * k, [0.0, 0.0], [0.0, 0.0]))
+    assert node.t == pytest.approx(0.1)
+    before = node.q_d.copy()
+    node.on_state(_state(0.6, [0.0, 0.0], [0.0, 0.0]))  # 0.5 s gap: one regular step of clock
+    assert node.t == pytest.approx(0.11)
+    # one 10 ms step moves the setpoint by at most A w 0.01 = 0.3 x 2 pi x 0.01 = 0.019 rad
+    # (0.5 s of the sinusoid would be ~0.3 rad)
+    assert np.abs(node.q_d - before).max() < 0.019
+    kv = diag(node)[2]
+    assert kv["stream pauses"] == "1" and float(kv["stream pause time [s]"]) == pytest.approx(0.49)
+    node.on_state(_state(0.5, [0.0, 0.0], [0.0, 0.0]))  # back in time: rejected
+    assert diag(node)[2]["rejected inputs"] == "1" and node.t == pytest.approx(0.11)
 
 
 def test_unusable_states_are_rejected_and_answer_nothing(make):
