@@ -99,12 +99,17 @@ class ExcitationTrajectory:
     def at(self, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Position, velocity, acceleration at times ``t`` [s] (each (len(t), n)): the series
         itself, periodic, when the coefficients are known; else linear interpolation of the
-        samples (held at the ends)."""
+        samples (held at the ends). At multiples of the period v and a are exactly 0."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
         if self.coefficients is not None:
             c = self.coefficients
-            return _series(np.asarray(c["a"]), np.asarray(c["b"]), np.asarray(c["q0"]),
-                           2 * np.pi / self.period, t)
+            q, v, a = _series(np.asarray(c["a"]), np.asarray(c["b"]), np.asarray(c["q0"]),
+                              2 * np.pi / self.period, t)
+            phase = np.abs(np.remainder(t / self.period + 0.5, 1.0) - 0.5)
+            rest = phase < 1e-12  # at rest there by construction; zero the rounding
+            v[rest] = 0.0
+            a[rest] = 0.0
+            return q, v, a
         cols = [np.column_stack([np.interp(t, self.t, x[:, j]) for j in range(x.shape[1])])
                 for x in (self.q, self.v, self.a)]
         return cols[0], cols[1], cols[2]
