@@ -102,7 +102,8 @@ class ArmFrictionFit:
     the data lack, one line each; ``base``: the base set and ``beta``/``beta_std`` its fitted
     values (None with ``dynamics="urdf"``; with ``law="gear"`` and ``"identify"`` known only up to
     the global scale s); ``armature``/``armature_std``: fitted rotor inertias per joint [kg·m²]
-    (None when merged into the base set, not fitted, or known); ``cond``: condition number of the
+    (None when merged into the base set, not fitted, or known; per joint None where the gear fit
+    could not separate it from the link inertias); ``cond``: condition number of the
     column-equilibrated weighted design; ``n_used``: rows (joint samples outside the band) per
     joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV.
     """
@@ -121,8 +122,8 @@ class ArmFrictionFit:
     law: str = "asymmetric"
     determined: Dict[str, Dict[str, bool]] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
-    armature: Optional[Dict[str, float]] = None
-    armature_std: Optional[Dict[str, float]] = None
+    armature: Optional[Dict[str, Optional[float]]] = None
+    armature_std: Optional[Dict[str, Optional[float]]] = None
     noise: Optional[Dict[str, np.ndarray]] = None
     _problem: Optional[object] = field(default=None, repr=False, compare=False)
     _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
@@ -663,10 +664,18 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             try:
                 th, w2p, cond, Hinv = _gauss_newton(prob, feats, all_feats, theta, w2, step,
                                                     ph == 0, max_iter)
+                ok = True
+                if ph == 2:  # the released rotor inertias must be determined (weights: s² ≈ 1)
+                    pos = {int(i): k for k, i in enumerate(free)}
+                    sd = np.sqrt(np.maximum([Hinv[pos[i], pos[i]] for i in merged], 0.0))
+                    ok = bool(np.all(sd <= REL_STD_WARN * np.maximum(np.abs(th[merged]),
+                                                                     0.01)))
             except np.linalg.LinAlgError:
+                ok = False
+            if not ok:
                 if result is None:
                     raise ValueError("q: the regressor is rank deficient (the efficiencies and the "
-                                     "rigid body cannot be separated by these data)") from None
+                                     "rigid body cannot be separated by these data)")
                 names_m = [names[i - prob.sl_arm.start] for i in merged]
                 warnings.append(f"rotor inertia of {', '.join(names_m)} not separable from the "
                                 "link inertias by these data (η_f·η_b too close to 1): held at "
@@ -740,6 +749,19 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     cov_full = np.zeros((p, p))
     cov_full[np.ix_(free, free)] = cov
     std = np.sqrt(np.maximum(np.diag(cov_full), 0.0))
+    if prob.gear:  # each joint's rows in each gear mode, at the estimate
+        counts = np.zeros((n, 2), dtype=int)
+        for f in (feats if iterative else chunks()):
+            d, b, _ = prob.modes(f, theta)
+            counts[:, 0] += np.sum(d & f["keep"], axis=0)
+            counts[:, 1] += np.sum(b & f["keep"], axis=0)
+        for j, name in enumerate(names):
+            for cnt, what in zip(counts[j], ("the motor drives the load (eta_f)",
+                                             "the load back-drives the motor (eta_b)")):
+                if cnt < MIN_SIDE_ROWS:
+                    warnings.append(f"joint {name}: only {cnt} samples where {what}; fewer "
+                                    f"than {MIN_SIDE_ROWS}")
+    prob.free = set(int(i) for i in free)
     return _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
                    warnings, nz, v)
 
@@ -795,8 +817,10 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
                          _theta=theta.copy())
     if prob.sl_arm is not None:
         sl = prob.sl_arm
-        fit.armature = {nm: float(x) for nm, x in zip(names, theta[sl])}
-        fit.armature_std = {nm: float(x) for nm, x in zip(names, std[sl])}
+        held = [i not in prob.free for i in range(sl.start, sl.stop)]  # merged, not fitted
+        fit.armature = {nm: None if h else float(x) for nm, x, h in zip(names, theta[sl], held)}
+        fit.armature_std = {nm: None if h else float(x)
+                            for nm, x, h in zip(names, std[sl], held)}
     if dynamics == "identify":
         fit.base = prob.base
         fit.beta = theta[prob.sl_beta].copy()

@@ -125,3 +125,20 @@ def test_written_file_round_trips(tmp_path):
         assert jf.eta_f == pytest.approx(fit.joints[nm]["eta_f"])
         assert jf.Cp == pytest.approx(fit.joints[nm]["Cp"])
         assert jf.std["eta_b"] == pytest.approx(fit.std[nm]["eta_b"])
+
+
+def test_no_gear_loss_leaves_the_first_rotor_inertia_merged():
+    """η_f = η_b = 1: G = τ_load, so nothing separates joint 1's rotor inertia from the first
+    link's inertia about the same axis. The fit says so and holds it merged (None), the product
+    comes out 1 and the friction terms stay within tolerance."""
+    dyn = UrdfDynamics("planar_2link")
+    fr = {nm: JointFriction(0.5, 0.4, 0.2, 0.3, eta_f=1.0, eta_b=1.0) for nm in dyn.joint_names}
+    t, q, v, a = multisine_trajectory(dyn, duration=20.0, rate=250.0, seed=4)
+    rec = simulate_arm_recording(dyn, t, q, v, a, fr, armature=[0.3, 0.1], seed=5)
+    fit = fit_arm_friction(rec.q, v, a, rec.tau, dyn, law="gear", dv=0.02)
+    assert fit.armature["joint1"] is None and fit.armature_std["joint1"] is None
+    assert abs(fit.armature["joint2"] - 0.1) < 4 * fit.armature_std["joint2"]
+    assert any("rotor inertia of joint1 not separable" in w for w in fit.warnings)
+    _assert_law(fit, fr)
+    for nm in fr:
+        assert abs(fit.joints[nm]["eta_product"] - 1.0) <= 0.03

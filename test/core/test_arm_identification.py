@@ -297,3 +297,20 @@ def test_prediction_on_a_held_out_part(law):
     err = np.where(moving, pred - rec.tau[k:], 0.0)
     rms = np.sqrt((err ** 2).sum(axis=0) / moving.sum(axis=0))
     assert np.all(rms < 1.25 * rec.torque_noise_std), rms
+
+
+def test_poorly_conditioned_regressor_is_named(dyn):
+    """Joint 2 moving ±0.01 rad: its link's parameters are barely excited (condition number above
+    COND_WARN), and its viscous terms, over a 0.03 rad/s speed range, are not determined."""
+    from fric_core.arm_identification.fit import COND_WARN
+    q, v, a = _trajectory(dyn.n, seed=0)
+    for x in (q, v, a):
+        x[:, 1] *= 0.02
+    tau = np.array([pin.rnea(dyn.model, dyn.data, q[k], v[k], a[k]) for k in range(q.shape[0])])
+    tau += _friction(v, dyn.joint_names)
+    tau += np.random.default_rng(3).normal(0.0, NOISE, tau.shape)
+    fit = fit_arm_friction(q, v, a, tau, dyn, dv=0.002)
+    assert fit.cond > COND_WARN
+    assert any(w.startswith("poorly conditioned regressor: condition number") for w in fit.warnings)
+    assert not fit.determined["joint2"]["bp"] and not fit.determined["joint2"]["bn"]
+    assert fit.determined["joint1"]["Cp"]
