@@ -169,6 +169,13 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
         if dv > 0:
             ax.axvspan(-dv, dv, color="0.85", zorder=0, label=f"left out, |v| ≤ Δv = {dv:.3g}")
         _law_lines(ax, report.friction.joints[name], v[:, j], dv)
+        # the axis spans the fitted rows (outside the band): inside it the model attributes no
+        # torque to friction, and the gear's drive/back-drive switch leaves large residuals
+        fitted = f[(np.abs(v[:, j]) > dv) & np.isfinite(f[:, j]), j]
+        if fitted.size:
+            lo, hi = np.percentile(fitted, [0.2, 99.8])
+            pad = 0.15 * (hi - lo) + 1e-9
+            ax.set_ylim(min(lo, 0.0) - pad, max(hi, 0.0) + pad)
         ax.axhline(0.0, color="0.6", lw=0.6, zorder=0)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("velocity [rad/s]")
