@@ -80,9 +80,11 @@ SPECS = (
               choices=("none", "urdf")),
     ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for gravity/gear_load",
               read_only=True),
-    ParamSpec("gear_load", "none", "gear model files (eta_f, eta_b): the load torque of the "
-              "load-dependent friction, none (Coulomb/viscous only) or the URDF gravity torque",
-              read_only=True, choices=("none", "gravity")),
+    ParamSpec("gear_load", "command", "gear model files (eta_f, eta_b): the load torque of "
+              "the load-dependent friction: command (the controller's command, the torque it "
+              "wants at the joint, plus g(q) with gravity: urdf), gravity (the URDF gravity "
+              "torque: quasi-static) or none (Coulomb/viscous only)", read_only=True,
+              choices=("command", "gravity", "none")),
     ParamSpec("encoder_resolution", [1e-4], "position resolution, one value or one per joint: "
               "sets the default K and the deadband", unit="rad, or m", min=1e-12,
               read_only=True, list_of=float),
@@ -138,21 +140,22 @@ class FrictionCompensatorNode(FricNode):
             raise ValueError(f"joint_friction: {e}") from None
         friction = fset.for_joints(joints, where=f"joint_friction: {v['joint_friction']}")
         self._dyn = None
-        if v["gravity"] == "urdf" or v["gear_load"] == "gravity":
+        gear = [j for j, jf in zip(joints, friction) if jf.has_gear]
+        self._gear_load = v["gear_load"] if gear else "none"
+        if v["gravity"] == "urdf" or self._gear_load == "gravity":
             if not v["urdf"]:
-                raise ValueError("urdf: needed for gravity: urdf or gear_load: gravity")
+                raise ValueError("urdf: needed for gravity: urdf"
+                                 + (" and gear_load: gravity" if self._gear_load == "gravity"
+                                    else ""))
             from fric_core.transmission.urdf_dynamics import UrdfDynamics
             try:
                 self._dyn = UrdfDynamics(v["urdf"], joint_names=list(joints))
             except Exception as e:  # UrdfError, Pinocchio's errors: one line
                 raise ValueError(f"urdf: {e}") from None
-        gear = [j for j, jf in zip(joints, friction) if jf.has_gear]
-        self._gear_load = v["gear_load"] == "gravity" and bool(gear)
-        if gear and not self._gear_load:
+        if gear and self._gear_load == "none":
             self.get_logger().warning(
                 f"joint_friction: joints {gear} have gear efficiencies; with gear_load none "
-                "only their Coulomb/viscous part is compensated (set gear_load: gravity and urdf "
-                "for the load-dependent part)")
+                "only their Coulomb/viscous part is compensated")
         K = list(v["K"])
         kw = dict(resolution=_per_joint("encoder_resolution", v["encoder_resolution"], n),
                   K=_per_joint("K", K, n) if K else None,
@@ -172,6 +175,7 @@ class FrictionCompensatorNode(FricNode):
         self._cmd_reader = CommandReader(n)
         self._cmd = np.zeros(n)
         self._zero = np.zeros(n)
+        self._load = np.zeros(n)
         self._writer = Float64ArrayWriter()
         self._stats = CompensatorStats()
         self._states_rej = RejectLog(self.get_logger(), "joint_state")
@@ -204,7 +208,7 @@ class FrictionCompensatorNode(FricNode):
             f"compensating {list(joints)} from {v['joint_friction']} ({self._layout}); "
             f"commands from {self._command_topic}, output {names.EFFORT_COMMANDS}"
             + (", gravity from the URDF" if kw["gravity"] is not None else "")
-            + (", gear load from the URDF gravity" if self._gear_load else ""))
+            + ("" if self._gear_load == "none" else f", gear load: {self._gear_load}"))
 
     def _apply_live(self, v: dict) -> None:
         n = self._n
@@ -275,7 +279,7 @@ class FrictionCompensatorNode(FricNode):
             self._tripped = False
             self.get_logger().info("joint_states resumed: compensating from rest")
         fresh = self._command_fresh(now)
-        load = self._dyn.gravity_torque(p) if self._gear_load else None
+        load = self._gear_load_torque(p, fresh)
         out = self._comp.step(p, self._cmd if fresh else None, load)
         if not fresh and self._require:
             self._command_watchdog(now)
@@ -285,6 +289,23 @@ class FrictionCompensatorNode(FricNode):
         self._out.publish(self._writer.fill(out))
         st.published += 1
         self._housekeeping.after_output()
+
+    def _gear_load_torque(self, p: np.ndarray, fresh: bool):
+        """τ_load of the gear model's levels: the torque wanted at the joint (the command, plus
+        g(q) when gravity is added), or g(q) alone; None without gear."""
+        mode = self._gear_load
+        if mode == "none":
+            return None
+        if mode == "gravity":
+            return self._dyn.gravity_torque(p)
+        ld = self._load
+        if fresh:
+            ld[:] = self._cmd
+        else:
+            ld[:] = 0.0
+        if self._dyn is not None and self._comp.gravity is not None:
+            ld += self._dyn.gravity_torque(p)
+        return ld
 
     # ------------------------------------------------------------------ safety
     def _command_watchdog(self, now: int) -> None:

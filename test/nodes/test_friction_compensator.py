@@ -114,6 +114,29 @@ def test_publish_on_command_forwards_each_command_with_the_latest_step(make):
     assert len(node._out.sent) == 100
 
 
+def test_gear_model_command_as_load_inverts_the_efficiency(ros, tmp_path):
+    """Gear file, gear_load: command: moving at +0.2 rad/s with a command of +4 N·m (the motor
+    drives the load) the output is 4/eta_f + Cp + bp v; with -4 N·m (the load back-drives)
+    eta_b·(-4) + Cp + bp v."""
+    f = tmp_path / "jf.yaml"
+    f.write_text("model: gear\njoints:\n  a: {Cp: 1.0, Cn: 0.8, bp: 0.2, bn: 0.3, "
+                 "eta_f: 0.8, eta_b: 0.6}\n")
+    gen = made_nodes(FrictionCompensatorNode)
+    mk = next(gen)
+    node = mk(joints=["a"], joint_friction=str(f), publish_on="joint_states",
+              watchdog_timeout=30.0)
+    node._out = _Sink()
+    try:
+        for cmd, expected in ((4.0, 4.0 / 0.8 + 1.0 + 0.2 * 0.2),
+                              (-4.0, -4.0 * 0.6 + 1.0 + 0.2 * 0.2)):
+            node._on_command(_cmd(cmd))
+            for k in range(300):
+                node._on_joint_state(joint_state_msg(["a"], [0.2 * k * 1e-3]))
+            assert node._out.sent[-1] == pytest.approx([expected], rel=1e-6)
+    finally:
+        next(gen, None)
+
+
 @pytest.mark.parametrize("msg, reason", [
     (joint_state_msg(["a", "b"], [float("nan"), 0.0]), "rejected non_finite"),
     (joint_state_msg(["a"], [0.0]), "rejected missing_joint"),
@@ -225,7 +248,7 @@ def test_main_process_chain_watchdog_and_rejections(ros, friction_file):
     proc = subprocess.Popen(
         [sys.executable, "-m", "fric_nodes.friction_compensator", "--ros-args",
          "-p", "joints:=[a, b]", "-p", f"joint_friction:={friction_file}",
-         "-p", "watchdog_timeout:=0.3", "-p", "diagnostics_period:=0.2"],
+         "-p", "watchdog_timeout:=1.0", "-p", "diagnostics_period:=0.2"],
         cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     peer = rclpy.create_node("compensator_test_peer")
@@ -253,13 +276,17 @@ def test_main_process_chain_watchdog_and_rejections(ros, friction_file):
             js_pub.publish(joint_state_msg(["a", "b"], [0.3 * k * 1e-3, 0.1 * k * 1e-3]))
             k += 1
             ex.spin_once(timeout_sec=0.002)
+        t_valid = time.monotonic()
+        # the stream's last outputs may still be in flight: wait until none has come for 0.2 s
+        n0 = -1
+        while len(outs) != n0:
+            assert time.monotonic() - t_valid < 0.8
+            n0 = len(outs)
+            _spin_until(ex, lambda: False, timeout=0.2)
         # NaN joint_states: rejected, nothing forwarded, counted
-        _spin_until(ex, lambda: False, timeout=0.05)
-        n0 = len(outs)
         for _ in range(5):
             js_pub.publish(joint_state_msg(["a", "b"], [float("nan"), 0.0]))
             ex.spin_once(timeout_sec=0.01)
-        t_last = time.monotonic()
         assert _spin_until(ex, lambda: any(
             kv.key == "rejected non_finite" and int(kv.value) >= 1
             for d in diags for kv in d.status[0].values), timeout=5.0)
@@ -267,7 +294,7 @@ def test_main_process_chain_watchdog_and_rejections(ros, friction_file):
         assert _spin_until(ex, lambda: len(outs) > n0 and list(outs[-1].data) == [0.0, 0.0],
                            timeout=5.0)
         assert all(list(o.data) == [0.0, 0.0] for o in outs[n0:])  # nothing but the zero
-        assert time.monotonic() - t_last > 0.2
+        assert time.monotonic() - t_valid > 0.9  # the watchdog, not a rejection, zeroed it
         assert _spin_until(ex, lambda: any("watchdog tripped" in d.status[0].message
                                            for d in diags[-3:]), timeout=5.0)
     finally:
