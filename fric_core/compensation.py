@@ -62,7 +62,8 @@ Gear model (``eta_f``, ``eta_b`` known): the load-dependent part of paper 004 is
 Coulomb friction whose level depends on the load torque τ_load — the motor needs
 ``τ_load/η_f − τ_load`` more when it drives the load and ``η_b τ_load − τ_load`` (the same sign
 as v) when the load back-drives it. So with an estimate of τ_load per step (``load`` of
-:meth:`FrictionCompensator.step`, e.g. the URDF gravity torque) the levels become
+:meth:`FrictionCompensator.step`: the controller's command, the torque it wants at the joint, or the
+URDF gravity torque) the levels become
 ``Cp + (τ_load/η_f − τ_load)`` for τ_load > 0, ``Cp + (1 − η_b)|τ_load|`` for τ_load < 0 on the
 positive side (mirrored for Cn), and the same element renders them. A gravity-only τ_load ignores
 the inertial part M(q)q̈ of the load: the compensation is exact quasi-statically only.
