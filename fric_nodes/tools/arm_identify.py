@@ -219,11 +219,18 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     dv = _choose_dv(prep.v[fit_rows], prep.a[fit_rows], prep.var_v, prep.settle_time)
     progress(f"fitting {k} samples ({prep.t[k - 1] - prep.t[0]:.3g} s; {M - k} held out), "
              f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
-    fit = fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
-                           prep.effort[fit_rows], dyn, dynamics=dynamics, method=method,
-                           dv=dv, law=model,
-                           noise={"var_v": np.asarray(prep.var_v, dtype=float),
-                                  "var_a": np.asarray(prep.var_a, dtype=float)})
+    try:
+        fit = fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
+                               prep.effort[fit_rows], dyn, dynamics=dynamics, method=method,
+                               dv=dv, law=model,
+                               noise={"var_v": np.asarray(prep.var_v, dtype=float),
+                                      "var_a": np.asarray(prep.var_a, dtype=float)})
+    except ValueError as e:  # np.linalg.LinAlgError is one too
+        msg = " ".join(str(e).split())
+        if "one direction only" in msg or "rank deficient" in msg:
+            msg += (" — the recording does not excite every joint (and the rigid body): record "
+                    "a trajectory that moves each joint both ways at varied speeds (fric excite)")
+        raise ArmIdentifyError(msg) from None
     warnings += [str(w) for w in fit.warnings]
     fs = fit.to_joint_friction_set()
 

@@ -19,6 +19,7 @@ from fric_core.arm_identification.recording import ArmRecording, write_arm_bag, 
 from fric_core.arm_identification.report import ARM_REPORT_FILES
 from fric_core.arm_identification.synthetic import multisine_trajectory, simulate_arm_recording
 from fric_core.transmission.urdf_dynamics import UrdfDynamics
+from fric_nodes.tools.arm_identify import HOLDOUT_FRACTION, _holdout_split
 from fric_nodes.tools.cli import main
 from fric_nodes.tools.user_errors import params_file_problem
 
@@ -158,7 +159,7 @@ def test_bad_input_one_line_exit_2(data, tmp_path, capsys):
     no_effort = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=rec.q, v=None,
                              effort=rec.effort)
     no_effort.effort = np.zeros((len(rec), 0))
-    write_arm_bag(tmp_path / "no_effort", no_effort)
+    write_arm_bag(tmp_path / "no_effort", no_effort, storage="sqlite3")
     _one_line_error(*run(tmp_path / "no_effort"), "no effort")
     # joints missing from the URDF: the recording's, and asked for with --joints
     renamed = ArmRecording(t=rec.t, joint_names=("joint1", "wrist"), q=rec.q, v=None,
@@ -182,7 +183,7 @@ def test_bad_input_one_line_exit_2(data, tmp_path, capsys):
     q[:, 1] = 0.3 * rec.t
     ramp = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=q, v=None, effort=rec.effort)
     write_arm_csv(tmp_path / "ramp.csv", ramp)
-    _one_line_error(*run(tmp_path / "ramp.csv"), "joint2", "one direction only")
+    _one_line_error(*run(tmp_path / "ramp.csv"), "joint2", "one direction only", "fric excite")
     # a URDF that does not exist
     rc = main(["identify", str(d / "arm.csv"), "--urdf", str(tmp_path / "arm.urdf"), "--out",
                out])
@@ -257,3 +258,13 @@ def test_excite_writes_a_trajectory_within_the_limits(tmp_path):
                            text=True, timeout=60)
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
         assert r.stderr.startswith("fric excite: error: ") and fragment in r.stderr
+
+
+def test_holdout_is_the_last_fifth_or_whole_segments():
+    assert HOLDOUT_FRACTION == 0.2
+    assert _holdout_split(1000, [slice(0, 1000)], 0.2) == 800
+    # a gap near 80 %: the held-out part is the whole last segment
+    assert _holdout_split(1000, [slice(0, 760), slice(760, 1000)], 0.2) == 760
+    # a gap far from it: the last segment is split
+    assert _holdout_split(1000, [slice(0, 500), slice(500, 1000)], 0.2) == 800
+    assert _holdout_split(1000, [slice(0, 1000)], 0.0) == 1000
