@@ -55,8 +55,15 @@ whole: 60 s of 7 joints at 1 kHz has 420 000 rows), so each joint's residual sum
 its weight, follows from its own normal equations without a second pass over the data.
 ``cond`` is the condition number of the column-equilibrated weighted design (from its normal
 matrix); above :data:`COND_WARN` a warning names it, above :data:`COND_LIMIT` the fit refuses.
-Standard deviations assume independent errors from sample to sample (correlated model errors
-make them optimistic).
+Standard deviations assume independent errors from sample to sample (correlated model errors,
+and the low-pass filtered noise of differentiated positions, make them somewhat optimistic).
+
+Reporting: a value is ``determined`` when its standard deviation is at most
+:data:`REL_STD_WARN` of its magnitude (or of a floor: 0.02 N·m, 0.01 N·m·s/rad, 0.03) and, for a
+viscous term, when |q̇| spans at least :data:`MIN_SPEED_SPAN` on its side. Physical bounds
+(Cp, Cn ≥ 0; η_f, η_b, η_f·η_b ≤ 1): a value outside by less than 3 std is reported at the bound,
+by more it is not determined (the law does not fit the joint); every such case is a warning.
+:meth:`ArmFrictionFit.predict` gives the fitted model's torques (e.g. on a held-out part).
 """
 
 from __future__ import annotations
@@ -165,12 +172,13 @@ class ArmFrictionFit:
             det = self.determined.get(name, {})
             gear = {k: p.get(k) if det.get(k, True) else None
                     for k in ("eta_f", "eta_b", "eta_product")}
+            law = {k: max(p[k], 0.0) if k in ("Cp", "Cn") else p[k]
+                   for k in ("Cp", "Cn", "bp", "bn")}  # a negative Coulomb level is warned of
             if gear["eta_f"] is None or gear["eta_b"] is None:
                 gear["eta_f"] = gear["eta_b"] = None
             std = {k: float(s) for k, s in self.std[name].items()
                    if s is not None and (k not in gear or gear[k] is not None)}
-            out[name] = JointFriction(Cp=p["Cp"], Cn=p["Cn"], bp=p["bp"], bn=p["bn"], **gear,
-                                      std=std)
+            out[name] = JointFriction(**law, **gear, std=std)
         return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,
                                 method=self.method, dv=self.dv)
 
@@ -800,6 +808,24 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
             if not ok:
                 warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} (relative std "
                                 f"above {REL_STD_WARN:g}; not determined by these data)")
+                continue
+            # physical bounds (joint_friction.yaml's): Cp, Cn >= 0; η_f, η_b, η_f·η_b <= 1
+            lo, hi = (0.0, np.inf) if k in ("Cp", "Cn") else \
+                ((-np.inf, 1.0) if k.startswith("eta") else (-np.inf, np.inf))
+            if lo <= val <= hi:
+                continue
+            edge = lo if val < lo else hi
+            if abs(val - edge) <= 3 * sd[k]:
+                vals[k] = edge
+                warnings.append(f"joint {name}: {k} = {val:.6g} ± {sd[k]:.2g} is outside its "
+                                f"physical range by less than 3 std: reported as {edge:g}")
+            else:
+                dt[k] = False
+                warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is outside its "
+                                f"physical range by more than 3 std: the {prob.law} model does "
+                                "not fit this joint (not determined)")
+        if prob.gear and dynamics == "urdf":  # (after any clipping of η_f, η_b)
+            vals["eta_product"] = vals["eta_f"] * vals["eta_b"]
         for k, side in (("bp", v[:, j] > dv), ("bn", v[:, j] < -dv)):
             sp = np.abs(v[side, j])
             span = float(sp.max() - sp.min()) if sp.size else 0.0

@@ -142,3 +142,22 @@ def test_no_gear_loss_leaves_the_first_rotor_inertia_merged():
     _assert_law(fit, fr)
     for nm in fr:
         assert abs(fit.joints[nm]["eta_product"] - 1.0) <= 0.03
+
+
+def test_lossless_drive_stays_inside_the_physical_range(tmp_path):
+    """η_f = 1 (a drive without loss one way): the fitted η_f scatters around 1; a value above 1
+    by less than 3 std is reported as 1 (with a warning), so the written file stays valid."""
+    dyn = UrdfDynamics("planar_2link")
+    fr = {nm: JointFriction(0.5, 0.4, 0.2, 0.3, eta_f=1.0, eta_b=0.8) for nm in dyn.joint_names}
+    for seed in (4, 5, 6):
+        t, q, v, a = multisine_trajectory(dyn, duration=10.0, rate=250.0, seed=seed)
+        rec = simulate_arm_recording(dyn, t, q, v, a, fr, seed=seed + 1)
+        fit = fit_arm_friction(rec.q, v, a, rec.tau, dyn, dynamics="urdf", law="gear", dv=0.02)
+        for nm in fr:
+            assert fit.joints[nm]["eta_f"] <= 1.0
+            assert abs(fit.joints[nm]["eta_f"] - 1.0) <= 0.03
+            assert fit.joints[nm]["eta_product"] == pytest.approx(
+                fit.joints[nm]["eta_f"] * fit.joints[nm]["eta_b"])
+        back = read_joint_friction(write_joint_friction(tmp_path / f"{seed}.yaml",
+                                                        fit.to_joint_friction_set()))
+        assert all(jf.has_gear for jf in back.joints.values())
