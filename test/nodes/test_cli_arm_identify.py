@@ -69,7 +69,7 @@ def _within(est, true, rel, floor):
 
 
 def test_bag_end_to_end(data, tmp_path):
-    d, _ = data
+    d, rec = data
     out = tmp_path / "out"
     r = _run(d / "bag", "--urdf", "planar_2link", "--out", out, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -107,6 +107,18 @@ def test_bag_end_to_end(data, tmp_path):
     assert set(rms) == {"joint1", "joint2"}
     for name, (held_out, fitted) in rms.items():
         assert held_out == pytest.approx(fitted, rel=0.25), (name, held_out, fitted)
+    # ... and that level is the measurement noise alone: the effort noise plus the noise of the
+    # acceleration differentiated from 17-bit encoder positions, through the inertia
+    # (M(q) + rotor) σ_a; nothing left for a missing term to hide in
+    from fric_core.arm_identification.signals import prepare
+
+    prep = prepare(rec.t, rec.q, rec.effort, min_rows=200)
+    dyn = UrdfDynamics("planar_2link")
+    inertia = np.mean([(dyn.mass_matrix(q) + np.diag([0.5, 0.3])) ** 2
+                       for q in prep.q[::20]], axis=0)
+    expected = np.sqrt(NOISE ** 2 + inertia @ prep.var_a)
+    for j, name in enumerate(("joint1", "joint2")):
+        assert rms[name][0] == pytest.approx(expected[j], rel=0.15), (name, rms[name], expected)
     # the summary on stdout, with the held-out RMS
     assert "| joint | Cp | Cn | bp | bn | held-out RMS [N·m] |" in r.stdout
 
