@@ -25,8 +25,11 @@ positions only, or an unfiltered velocity, and never an acceleration. This modul
   k = 2…6 (the motion leaks less into higher orders). It is then propagated through the linear
   filter-and-difference operator: ``var_v = σ̂² Σ_k h_v[k]²`` with h_v the operator's impulse
   response (likewise h_a). With a measured velocity (``prepare(..., v=...)``) the same applies
-  one order lower. The estimate assumes white noise; noise correlated from sample to sample
-  (a velocity from encoder differences) makes it conservative (too large).
+  one order lower when its noise is white (a sensor's own); when it is a difference of the
+  encoder positions (ros2_control often publishes that: its noise has no power at low
+  frequency, detected from the residual's autocorrelation, :data:`DIFFERENCED_SPECTRUM`) the
+  variances are propagated from the positions' noise instead — as white noise they would be
+  overstated ~20× in ``a``, and the EIV fit would over-correct.
 * :func:`prepare` — a whole recording: segments, drop those too short, filter, trim each
   segment's ends where the filter's edge transient lives (:attr:`DerivativeFilter.edge`),
   concatenate. The effort is left **raw** by default (``filter_effort=False``). Filtering it
@@ -55,7 +58,8 @@ import scipy.signal
 
 __all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData",
            "DerivativeFilter", "derivative_filter", "position_noise_variance",
-           "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE"]
+           "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE",
+           "DIFFERENCED_SPECTRUM"]
 
 #: Default low-pass cutoff [Hz]: well above an excitation trajectory's band (harmonics up to
 #: ~1–2 Hz, :mod:`.excitation`) so the motion passes unscaled (gain 1 − (f/fc)^8 ≈ 1 − 4e−11 at
@@ -526,7 +530,23 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
         out["effort"] = e2
     var_src = position_noise_variance(t, v2 if measured else q2, seg)
     gv, ga = _noise_gains(seg, filters, measured_v=measured)
+    var_v, var_a = var_src * gv, var_src * ga
     notes = []
+    differenced = np.zeros(n, dtype=bool)
+    if measured:
+        differenced = _differenced_noise(v2, out["v"], seg, filters)
+        if differenced.any():
+            # v = Δq/dt: its noise is the positions' noise differenced, so it propagates like
+            # a velocity derived from q (the white-noise level of v would overstate it ~20×)
+            gq_v, gq_a = _noise_gains(seg, filters, measured_v=False)
+            q_noise = position_noise_variance(t, q2, seg)
+            var_v = np.where(differenced, q_noise * gq_v, var_v)
+            var_a = np.where(differenced, q_noise * gq_a, var_a)
+            var_src = np.where(differenced, q_noise, var_src)
+            names = ", ".join(str(j) for j in np.flatnonzero(differenced))
+            notes.append(f"measured velocity of column(s) {names} is a difference of the "
+                         f"positions (its noise has no power at low frequency): its noise "
+                         f"variances propagated from the positions' noise")
     if len(seg) > 1:
         notes.append(f"{len(seg) - 1} gap(s) in the stamps: {len(seg)} segments filtered "
                      f"separately")
@@ -558,11 +578,37 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     settle = max(f.settle_time for f in filters if f is not None) if filter_effort else 0.0
     return PreparedData(t=t[rows], q=out["q"][rows], v=out["v"][rows], a=out["a"][rows],
                         effort=out["effort"][rows], rows=rows, segments=new_seg,
-                        var_v=var_src * gv, var_a=var_src * ga, var_source=var_src,
+                        var_v=var_v, var_a=var_a, var_source=var_src,
                         velocity_source="measured" if measured else "derived",
                         cutoff_hz=next(f.cutoff_hz for f in filters if f is not None),
                         settle_time=settle,
                         effort_filtered=bool(filter_effort), notes=notes)
+
+
+#: A measured velocity's noise is taken for differenced position noise (v = Δq/dt, or the
+#: central difference) when its high-frequency residual's normalised low-lag spectrum
+#: ``1 + 2 Σ_{l=1..4} ρ_l`` is below this: differenced white noise has no power at zero
+#: frequency (the sum is ≈ 0: −0.5 at lag 1 for the backward, at lag 2 for the central
+#: difference), white noise ≈ 1 (less the few % the high-pass takes).
+DIFFERENCED_SPECTRUM = 0.5
+
+
+def _differenced_noise(v_raw, v_filtered, seg, filters) -> np.ndarray:
+    """Per column: does the high-frequency residual ``v − lowpass(v)`` look like differenced
+    white noise (:data:`DIFFERENCED_SPECTRUM`)?"""
+    lags = 4
+    cov = np.zeros((lags + 1, v_raw.shape[1]))
+    for s, f in zip(seg, filters):
+        if f is None:
+            continue
+        r = (v_raw[s] - v_filtered[s])[f.edge:-f.edge or None]
+        if r.shape[0] <= lags + 1:
+            continue
+        for lag in range(lags + 1):
+            cov[lag] += np.sum(r[lag:] * r[:r.shape[0] - lag], axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = 1.0 + 2.0 * cov[1:].sum(axis=0) / cov[0]
+    return np.nan_to_num(low, nan=1.0) < DIFFERENCED_SPECTRUM
 
 
 def _median_step(t: np.ndarray) -> float:

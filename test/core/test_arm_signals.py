@@ -209,3 +209,36 @@ def test_raw_effort_keeps_the_friction_fit_unbiased_and_its_std_honest():
                               for n in dyn.joint_names for k in ("Cp", "Cn", "bp", "bn"))
     assert worst[False] < 4.0  # 28 estimates: |z| < 4 unless biased
     assert worst[True] > 8.0
+
+
+@pytest.mark.parametrize("kind", ["central", "backward", "white"])
+def test_measured_velocity_noise_whatever_its_origin(kind):
+    """ros2_control's velocity is often a difference of the encoder positions (its noise is
+    then the positions' quantisation differenced: no power at low frequency, so it must not be
+    propagated as white); or a sensor's own white noise. Either way var_v and var_a must match
+    the actual noise of the filtered v and its derivative (Monte-Carlo; the noise-free
+    reference goes through the same differencing, so the backward difference's half-step lag is
+    signal, not noise)."""
+    rng = np.random.default_rng(5)
+    t = np.arange(6000) * DT
+
+    def measured(q, qd, noise):
+        if kind == "central":
+            return np.gradient(q, DT)
+        if kind == "backward":
+            return np.concatenate([[qd[0]], np.diff(q) / DT])
+        return qd + noise
+
+    dev_v, dev_a, est = [], [], []
+    for _ in range(12):
+        q, qd, _ = _motion(t, rng.uniform(0, 2 * np.pi))
+        qm = _quantise(q)
+        noise = 1e-3 * rng.standard_normal(t.size)
+        p = prepare(t, qm, qm, v=measured(qm, qd, noise))
+        p0 = prepare(t, q, q, v=measured(q, qd, 0.0))
+        dev_v.append(p.v - p0.v)
+        dev_a.append(p.a - p0.a)
+        est.append((p.var_v[0], p.var_a[0]))
+        assert any("difference of the positions" in n for n in p.notes) == (kind != "white")
+    ratio = np.mean(est, axis=0) / [np.var(np.concatenate(dev_v)), np.var(np.concatenate(dev_a))]
+    np.testing.assert_allclose(ratio, 1.0, atol=0.2)
