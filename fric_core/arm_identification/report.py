@@ -163,7 +163,7 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
     dv = float(report.friction.dv or 0.0)
     fig, axes = _figure(len(names))
     for j, (ax, name) in enumerate(zip(axes, names)):
-        step = max(1, v.shape[0] // 4000)  # enough points to see the spread, a light file
+        step = max(1, v.shape[0] // 3000)  # enough points to see the spread, a light file
         ax.plot(v[::step, j], f[::step, j], lw=0.0, marker=".", ms=1.5, alpha=0.35,
                 color="tab:blue", zorder=1, label="τ − τ_rigid body")
         if dv > 0:
@@ -208,11 +208,13 @@ def holdout_figure(report: ArmReport, title: str = ""):
     pred = np.asarray(report.pred_holdout, dtype=float).reshape(-1, len(names))
     rms = holdout_rms(meas, pred) if t.size else np.full(len(names), np.nan)
     fig, axes = _figure(len(names))
+    step = max(1, t.size // 3000)  # a screen's worth of points per panel: a light, fast file
     for j, (ax, name) in enumerate(zip(axes, names)):
         if t.size:
-            ax.plot(t, meas[:, j], color="tab:blue", lw=2.5, alpha=0.4, zorder=1,
+            ax.plot(t[::step], meas[::step, j], color="tab:blue", lw=2.5, alpha=0.4, zorder=1,
                     label="measured")
-            ax.plot(t, pred[:, j], color="0.1", lw=0.7, zorder=2, label="predicted")
+            ax.plot(t[::step], pred[::step, j], color="0.1", lw=0.7, zorder=2,
+                    label="predicted")
             ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
         ax.set_title(f"{name}: RMS error {rms[j]:.3g} N·m" if t.size else
                      f"{name}: nothing held out", fontsize=10)
