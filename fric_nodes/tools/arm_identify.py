@@ -88,8 +88,12 @@ def _drop_non_finite(t, q, effort, v, warnings: List[str], source: str):
 
 
 def _urdf_dynamics(urdf: str, joints: Optional[Sequence[str]], recorded: Sequence[str],
-                   warnings: List[str]):
-    """The URDF's dynamics for the identified joints; ArmIdentifyError naming missing joints."""
+                   q, warnings: List[str]):
+    """The URDF's dynamics for the identified joints; ArmIdentifyError naming missing joints.
+
+    A movable URDF joint that is not identified is locked: at the median of its recorded
+    positions when the recording has it (with a warning when it moved), else at 0 rad.
+    """
     from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError
 
     try:
@@ -104,12 +108,24 @@ def _urdf_dynamics(urdf: str, joints: Optional[Sequence[str]], recorded: Sequenc
             f"joint(s) {', '.join(missing)} ({what}) not in the URDF {full.source} (its movable "
             f"joints: {', '.join(full.joint_names)})"
             + ("" if joints else "; choose the joints to identify with --joints"))
-    locked = [n for n in full.joint_names if n not in names]
-    if locked:
-        warnings.append(f"URDF joint(s) {', '.join(locked)} not identified: held at 0 rad in the "
-                        "model (their motion, if any, is not accounted for)")
+    locked = {}
+    for n in full.joint_names:
+        if n in names:
+            continue
+        if n in recorded:
+            col = q[:, list(recorded).index(n)]
+            locked[n] = float(np.median(col))
+            span = float(col.max() - col.min())
+            if span > 0.01:
+                warnings.append(f"joint {n} moved ({span:.3g} rad) but is not identified: held "
+                                f"at {locked[n]:.3g} rad in the model (its motion is not "
+                                "accounted for)")
+        else:
+            locked[n] = 0.0
+            warnings.append(f"URDF joint {n} is not in the recording: held at 0 rad in the "
+                            "model")
     order = [n for n in full.joint_names if n in names]  # the model's order
-    return UrdfDynamics(urdf, joint_names=order), full.source
+    return UrdfDynamics(urdf, joint_names=order, locked_positions=locked), full.source
 
 
 def _holdout_split(M: int, segs: Sequence[slice], fraction: float) -> int:
@@ -189,7 +205,13 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         raise ArmIdentifyError(problem)
 
     progress(f"reading {src}")
-    rec = read_arm_recording(src, topic, list(joints) if joints else None)
+    rec = read_arm_recording(src, topic)
+    if joints:  # every recorded joint is read: the others' positions lock them in the model
+        missing = [j for j in joints if j not in rec.joint_names]
+        if missing:
+            raise ArmIdentifyError(f"--joints: joint(s) {', '.join(missing)} not in the "
+                                   f"recording {rec.source or src} (it has "
+                                   f"{', '.join(rec.joint_names)})")
     names_rec = list(rec.joint_names)
     warnings += [str(w) for w in rec.warnings]
     t = np.asarray(rec.t, dtype=float)
@@ -200,7 +222,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
              f"{t[-1] - t[0]:.4g} s")
     t, q, effort, v_meas = _drop_non_finite(t, q, effort, v_meas, warnings, rec.source or str(src))
 
-    dyn, urdf_source = _urdf_dynamics(urdf, joints, names_rec, warnings)
+    dyn, urdf_source = _urdf_dynamics(urdf, joints, names_rec, q, warnings)
     cols = [names_rec.index(n) for n in dyn.joint_names]
     q, effort = q[:, cols], effort[:, cols]
     v_meas = None if v_meas is None else v_meas[:, cols]

@@ -180,6 +180,8 @@ def test_bad_input_one_line_exit_2(data, tmp_path, capsys):
     _one_line_error(*run(tmp_path / "wrist.csv"), "wrist", "not in the URDF", "joint1, joint2")
     _one_line_error(*run(tmp_path / "wrist.csv", "--joints", "wrist"), "wrist",
                     "not in the URDF")
+    _one_line_error(*run(d / "arm.csv", "--joints", "joint2,elbow"), "--joints", "elbow",
+                    "not in the recording", "joint1, joint2")
     # every row NaN
     nan = ArmRecording(t=rec.t, joint_names=rec.joint_names, q=rec.q, v=None,
                        effort=np.full_like(rec.effort, np.nan))
