@@ -192,7 +192,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     from fric_core.arm_identification.fit import fit_arm_friction
     from fric_core.arm_identification.joint_friction import write_joint_friction
     from fric_core.arm_identification.recording import read_arm_recording
-    from fric_core.arm_identification.report import ArmReport, holdout_rms, write_arm_report
+    from fric_core.arm_identification.report import (ARM_REPORT_FILES, ArmReport, holdout_rms,
+                                                     write_arm_report)
     from fric_core.arm_identification.signals import prepare
     from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
@@ -285,9 +286,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
                        cond=float(fit.cond), residual_std=residual_std,
                        determined=fit.determined, warnings=warnings)
-    for name, p in zip(("friction_velocity.png", "holdout.png", "report.md"),
-                       write_arm_report(report, out)):
-        files[name] = p
+    files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
                              residual_std=residual_std, warnings=warnings, fit=fit)
