@@ -16,14 +16,15 @@ so the arm workflow (excite → record → identify → compensate) runs without
 
   with ``τ_ff`` none, the URDF's gravity g(q_d), or its inverse dynamics
   M(q_d)q̈_d + h(q_d, q̇_d) + m·q̈_d (``feed_forward``; m = ``rotor_inertia``);
-* the time base is the joint_states header stamp (simulated time from ``transmission_sim``),
-  without the stream's pauses (a stamp step above ``max_state_gap`` — a realtime simulator that
-  skipped time it could not keep up with, a lost connection — advances the trajectory clock by
-  one regular step, so the setpoint does not jump away from an arm that did not move): the
-  tracker holds the first measured position for ``start_delay``, moves to the trajectory's first
-  point in ``approach_time`` (minimum jerk, rest to rest), plays the trajectory ``loops`` times,
-  holds the last point for ``hold_time``, then (``exit_when_done``) exits 0 — with
-  ``on_exit="shutdown"`` in a launch file that ends the run;
+* the clock starts once ``command_topic`` has ``wait_for_subscribers`` subscribers (until then
+  the first measured position is held); its time base is the joint_states header stamp
+  (simulated time from ``transmission_sim``), without the stream's pauses (a stamp step above
+  ``max_state_gap`` — a realtime simulator that skipped time it could not keep up with, a lost
+  connection — advances the trajectory clock by one regular step, so the setpoint does not jump
+  away from an arm that did not move): the tracker holds the first measured position for
+  ``start_delay``, moves to the trajectory's first point in ``approach_time`` (minimum jerk, rest
+  to rest), plays the trajectory ``loops`` times, holds the last point for ``hold_time``, then
+  (``exit_when_done``) exits 0 — with ``on_exit="shutdown"`` in a launch file that ends the run;
 * publishes ``~/tracking_error`` (sensor_msgs/JointState: position q_d − q, velocity q̇_d − q̇,
   effort the command; stamped like the state), ``/diagnostics`` (phase, RMS error per joint,
   commands clipped, rejected inputs, watchdog trips). At exit it prints the RMS tracking error per
@@ -96,8 +97,11 @@ SPECS = (
               read_only=True),
     ParamSpec("command_topic", names.EFFORT_COMMANDS, "where the effort commands go",
               read_only=True),
-    ParamSpec("start_delay", 1.0, "hold the first measured position this long (state time) "
-              "before moving", unit="s", min=0.0, read_only=True),
+    ParamSpec("wait_for_subscribers", 1, "hold the first measured position (the clock stopped) "
+              "until the command topic has this many subscribers (the arm, or the compensator "
+              "in front of it)", min=0, read_only=True),
+    ParamSpec("start_delay", 1.0, "then hold it this long (state time) before moving, while "
+              "the rest of the chain connects", unit="s", min=0.0, read_only=True),
     ParamSpec("approach_time", 2.0, "minimum-jerk move to the trajectory's first point",
               unit="s", min=1e-3, read_only=True),
     ParamSpec("loops", 1, "times the trajectory is played", min=1, read_only=True),
@@ -192,6 +196,7 @@ class TrajectoryTracker(FricNode):
         self._step_ns = 0  # the last regular stamp step
         self._clock_ns = 0  # trajectory clock: state time without the stream's pauses
         self._gap_ns = int(v["max_state_gap"] * 1e9)
+        self._connected = v["wait_for_subscribers"] == 0
         self._gaps = 0
         self._gap_time = 0.0
         self._q_first = np.zeros(n)
@@ -297,6 +302,14 @@ class TrajectoryTracker(FricNode):
             self._seg_start = self.values["start_delay"]
             self._last_stamp = stamp
             self._step_ns = 0
+        if not self._connected:
+            self._connected = (self._cmd_pub.get_subscription_count()
+                               >= self.values["wait_for_subscribers"])
+            if self._connected:
+                self.get_logger().info(f"{self._cmd_pub.get_subscription_count()} subscriber(s) "
+                                       f"on {self._cmd_pub.topic_name}: starting the clock")
+            else:
+                self._last_stamp = stamp
         dt_ns = stamp - self._last_stamp
         if dt_ns < 0:
             self._rejects.add("joint_states stamp", f"joint_states header.stamp went back by "

@@ -30,7 +30,8 @@ KP, KD = 100.0, 10.0
 SINE = dict(joints=["joint1", "joint2"], sine_center=[0.1, -0.2], sine_amplitude=[0.5, 0.3],
             sine_frequency=[0.5, 1.0], sine_duration=2.0, kp=[KP], kd=[KD], start_delay=0.1,
             approach_time=0.2, hold_time=0.1, max_effort=[1000.0],
-            max_state_gap=10.0)  # the tests' states are far apart
+            max_state_gap=10.0,  # the tests' states are far apart
+            wait_for_subscribers=0)  # in-process: nobody subscribes the commands
 
 
 @pytest.fixture
@@ -100,7 +101,8 @@ def test_inverse_dynamics_feed_forward_is_the_planar_arms_mass_matrix(make):
 
 def test_a_joint_trajectory_message_replaces_the_trajectory(make):
     node = make(joints=["joint1", "joint2"], kp=[KP], kd=[0.0], start_delay=0.0,
-                approach_time=0.1, max_effort=[1000.0], max_state_gap=10.0)
+                approach_time=0.1, max_effort=[1000.0], max_state_gap=10.0,
+                wait_for_subscribers=0)
     node.on_state(_state(0.0, [0.0, 0.0], [0.0, 0.0]))
     assert node.phase == "waiting for a trajectory" and np.allclose(node.command, 0.0)
     msg = JointTrajectory(joint_names=["joint2", "joint1"])  # another order: mapped by name
@@ -178,7 +180,8 @@ def test_process_answers_states_and_ends_after_the_trajectory(tmp_path):
         [sys.executable, "-m", "fric_nodes.trajectory_tracker", "--ros-args",
          "-p", f"trajectory_file:={csv}", "-p", "kp:=[50.0]", "-p", "kd:=[0.0]",
          "-p", "start_delay:=0.0", "-p", "approach_time:=0.001", "-p", "hold_time:=0.1",
-         "-p", "exit_when_done:=true", "-p", f"result_file:={result}"],
+         "-p", "exit_when_done:=true", "-p", f"result_file:={result}",
+         "-p", "wait_for_subscribers:=0"],
         cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     ctx = Context()
