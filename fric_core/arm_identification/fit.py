@@ -90,7 +90,7 @@ REL_STD_WARN = 0.2
 #: Fewer rows than this on one side of the band (or in one gear mode) draw a warning.
 MIN_SIDE_ROWS = 100
 #: Gauss–Newton iterations of the gear fit after which each row's mode is held.
-FREEZE_AFTER = 5
+FREEZE_AFTER = 3
 #: A viscous coefficient needs at least this spread of |q̇| [rad/s] on its side.
 MIN_SPEED_SPAN = 0.1
 # floors of the relative-std test (absolute std below these is always "determined")
@@ -267,6 +267,7 @@ class _Problem:
         self.sl_fric = slice(k, k + 4 * n)
         k += 4 * n
         self.p = k
+        self.mode_z = None
         self.fixed = []  # parameter indices held fixed (the gauge)
         self.start_fixed = []  # and, in addition, in the asymmetric start of the gear fit
         if self.gear and dynamics == "identify":
@@ -306,14 +307,76 @@ class _Problem:
     def freeze(self, feats, theta):
         """Hold every row's gear mode as it is at θ (the Gauss–Newton iterations then minimise
         a smooth function; rows near τ_load = 0 would otherwise flip back and forth)."""
+        self.mode_z = None
         for f in feats:
             f.pop("frozen", None)
             f["frozen"] = self.modes(f, theta)[:2]
 
-    @staticmethod
-    def unfreeze(feats):
+    def unfreeze(self, feats):
+        self.mode_z = None
         for f in feats:
             f.pop("frozen", None)
+
+    def mode_moments(self, feats):
+        """With the modes frozen (gear law, rigid body identified): per joint j and mode (drive,
+        back-drive, neither), ``Σ z zᵀ`` over the kept rows, ``z = [Y_b row, q̈_j, F_j, y]``.
+        Every Gauss–Newton normal equation is a quadratic form of these (:meth:`accumulate`),
+        so an iteration no longer passes over the data."""
+        n, r = self.n, self.r
+        Z = np.zeros((n, 3, r + 6, r + 6))
+        cnt = np.zeros((n, 3), dtype=int)
+        for f in feats:
+            d, b = f["frozen"]
+            keep = f["keep"]
+            Nc = keep.shape[0]
+            for j in range(n):
+                z = np.empty((Nc, r + 6))
+                z[:, :r] = f["Yb"][:, j]
+                z[:, r] = f["a"][:, j]
+                z[:, r + 1:r + 5] = f["F"][:, j, 4 * j:4 * j + 4]
+                z[:, r + 5] = f["y"][:, j]
+                for g, mask in enumerate((d[:, j], b[:, j], ~(d[:, j] | b[:, j]))):
+                    sel = keep[:, j] & mask
+                    zs = z[sel]
+                    Z[j, g] += zs.T @ zs
+                    cnt[j, g] += int(sel.sum())
+        return Z, cnt
+
+    def accumulate(self, feats, theta):
+        """Per-joint normal equations at θ (:func:`_accumulate`), from :meth:`mode_moments`
+        when the modes are frozen (gear law, rigid body identified)."""
+        if not (self.gear and self.dynamics == "identify" and feats and "frozen" in feats[0]):
+            return _accumulate(self, feats, theta)
+        if self.mode_z is None:
+            self.mode_z = self.mode_moments(feats)
+        Z, cnt = self.mode_z
+        n, r, p = self.n, self.r, self.p
+        A = np.zeros((n, p, p))
+        bv = np.zeros((n, p))
+        c = np.zeros(n)
+        beta = theta[self.sl_beta]
+        for j in range(n):
+            for g_idx, g in enumerate((theta[self.sl_alpha.start + j],
+                                       theta[self.sl_etab.start + j], 1.0)):
+                L = np.zeros((p, r + 5))
+                L[self.sl_beta, :r] = g * np.eye(r)
+                if g_idx < 2:
+                    col = (self.sl_alpha if g_idx == 0 else self.sl_etab).start + j
+                    L[col, :r] = beta
+                w = np.zeros(r + 5)
+                w[:r] = g * beta
+                if self.sl_arm is not None:
+                    L[self.sl_arm.start + j, r] = 1.0
+                    w[r] = theta[self.sl_arm.start + j]
+                f0 = self.sl_fric.start + 4 * j
+                L[f0:f0 + 4, r + 1:r + 5] = np.eye(4)
+                w[r + 1:r + 5] = theta[f0:f0 + 4]
+                Zxx, Zxy, Zyy = Z[j, g_idx, :r + 5, :r + 5], Z[j, g_idx, :r + 5, r + 5], \
+                    Z[j, g_idx, r + 5, r + 5]
+                A[j] += L @ Zxx @ L.T
+                bv[j] += L @ (Zxy - Zxx @ w)
+                c[j] += Zyy - 2 * w @ Zxy + w @ Zxx @ w
+        return A, bv, c, cnt.sum(axis=1)
 
     def rows(self, f, theta):
         """J (Nc, n, p) and the residual r = y − model (Nc, n) at θ."""
@@ -471,7 +534,7 @@ def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):
     def weights(c, m):
         return 1.0 / np.maximum(c / np.maximum(m - p * m / m.sum(), 1), 1e-300)
 
-    A, bv, c, m = _accumulate(prob, feats, theta)
+    A, bv, c, m = prob.accumulate(feats, theta)
     cost = float(w2 @ c)
     for it in range(1 if single else max_iter):
         x, cond, Hinv, H, Hc = step(A, bv, None, w2, theta)
@@ -479,12 +542,12 @@ def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):
             raise np.linalg.LinAlgError("rank deficient")
         if single:
             theta = theta + x
-            A, bv, c, m = _accumulate(prob, feats, theta)
+            A, bv, c, m = prob.accumulate(feats, theta)
             return theta, weights(c, m), cond, Hinv
         t = 1.0
         while True:
             new = theta + t * x
-            A2, bv2, c2, m2 = _accumulate(prob, feats, new)
+            A2, bv2, c2, m2 = prob.accumulate(feats, new)
             cost2 = float(w2 @ c2)
             if cost2 <= cost or t < 1.0 / 64:
                 break
@@ -496,7 +559,7 @@ def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):
         if it + 1 <= FREEZE_AFTER:
             if it + 1 == FREEZE_AFTER:
                 prob.freeze(all_feats, theta)
-                A, bv, c, m = _accumulate(prob, feats, theta)
+                A, bv, c, m = prob.accumulate(feats, theta)
             w2 = weights(c, m)
             cost = float(w2 @ c)
         elif decrease < 1e-2:
@@ -510,9 +573,10 @@ def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):
 def _solve(H, b, free):
     """Solve H x = b on the free parameters (column-equilibrated); x = 0 on the fixed ones."""
     Hf = H[np.ix_(free, free)]
-    s = np.sqrt(np.diag(Hf))
-    if np.any(~(s > 0)):
+    d = np.diag(Hf)
+    if np.any(~(d > 0)):
         return None, np.inf, None
+    s = np.sqrt(d)
     Hs = Hf / np.outer(s, s)
     w, U = np.linalg.eigh(Hs)
     if w[0] <= 0:
@@ -648,7 +712,11 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             Hc = H - Sw[:p, :p]
             g = g - Sw[:p, p]
         x, cond_c, Hinv = _solve(Hc, g, free)
-        _, cond, _ = _solve(H, g, free)
+        x0, cond, _ = _solve(H, g, free)
+        if x is None and x0 is not None:
+            raise ValueError("noise: the given velocity/acceleration noise variances exceed the "
+                             "regressors' spread (AᵀA − S_AA of eq. (6) is not positive "
+                             "definite); check noise= (var_v, var_a) or use method='ols'")
         return x, cond, Hinv, H, Hc
 
     def moments(theta):
@@ -696,7 +764,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         # corrected normal equations (a few steps: the correction is small beside θ's spread)
         prob.freeze(all_feats, theta)
         for _ in range(max_iter if method == "eiv" else 1):
-            A, bv, c, m = _accumulate(prob, feats, theta)
+            A, bv, c, m = prob.accumulate(feats, theta)
             S = moments(theta)
             x, cond, Hinv, H, Hc = step(A, bv, S, w2, theta)
             if x is None:
@@ -707,7 +775,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             theta = theta + x
             if np.all(np.abs(x[free]) <= 1e-2 * np.sqrt(np.maximum(np.diag(Hinv), 0.0))):
                 break
-        A, bv, c, m = _accumulate(prob, feats, theta)
+        A, bv, c, m = prob.accumulate(feats, theta)
         S = moments(theta) if method == "eiv" else None
     else:
         A, bv, c, m = _accumulate(prob, chunks(), theta)

@@ -106,3 +106,13 @@ def test_eiv_needs_the_noise_variances(arm7):
     with pytest.raises(ValueError, match="noise: var_a must be 7 finite variances"):
         fit_arm_friction(rec.q, vn, an, rec.tau, dyn, method="eiv",
                          noise={"var_v": noise["var_v"], "var_a": [-1.0] * 7})
+
+
+def test_noise_larger_than_the_signal_is_named(arm7):
+    """Variances so large that the corrected normal matrix of eq. (6) is not positive definite:
+    a message naming noise=, not a wrong estimate."""
+    dyn, fr, arm, rec, vn, an, noise = arm7
+    huge = {"var_v": noise["var_v"], "var_a": np.full(dyn.n, 1e4)}
+    with pytest.raises(ValueError, match="noise: the given velocity/acceleration noise variances "
+                                         "exceed the regressors' spread"):
+        fit_arm_friction(rec.q, vn, an, rec.tau, dyn, method="eiv", dv=DV, noise=huge)
