@@ -639,8 +639,10 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     ValueError
         Naming the field: bad shapes, NaN/inf rows, an unknown ``dynamics``/``method``/``law``,
         a negative ``dv``, ``method="eiv"`` without ``noise``, a joint without samples on one
-        side of the band (``"joint j2: no samples with v < -dv (one direction only)"``) or in one
-        gear mode, a rank-deficient design.
+        side of the band (``"joint j2: no samples with v < -dv (one direction only)"``), a
+        rank-deficient design, noise variances beyond the regressors' spread (EIV). What the data
+        merely lack (few samples one way or in one gear mode, little speed range, a poorly
+        conditioned design, a large relative std) is a warning in the result instead.
     """
     if dynamics not in ("identify", "urdf"):
         raise ValueError(f"dynamics: expected 'identify' or 'urdf', got {dynamics!r}")
@@ -650,8 +652,9 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         raise ValueError(f"law: expected 'asymmetric' or 'gear', got {law!r}")
     if not (np.isfinite(dv) and dv >= 0.0):
         raise ValueError(f"dv: expected a finite Δv >= 0 [rad/s], got {dv!r}")
-    if not (int(chunk) == chunk and chunk >= 1):
-        raise ValueError(f"chunk: expected a positive integer, got {chunk!r}")
+    for name_, val_ in (("chunk", chunk), ("eiv_samples", eiv_samples), ("max_iter", max_iter)):
+        if isinstance(val_, bool) or not isinstance(val_, (int, np.integer)) or val_ < 1:
+            raise ValueError(f"{name_}: expected a positive integer, got {val_!r}")
     dyn = _model(model)
     n, names = dyn.n, dyn.joint_names
     q, v, a, tau = _check(q, v, a, tau, n)
