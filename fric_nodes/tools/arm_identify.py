@@ -156,17 +156,28 @@ def _friction_outside_band(fs, names, v) -> np.ndarray:
                             for j, n in enumerate(names)])
 
 
-def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str,
+def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str, dt: float,
+                  armature: Optional[Dict[str, Optional[float]]], warnings: List[str],
                   header: str) -> Dict[str, Path]:
+    """``friction_compensator.yaml`` and ``transmission_sim.yaml``: ``ros__parameters`` files
+    naming the friction file by its absolute path, the identified joints, the URDF (absolute),
+    and what the recording tells: the compensator's ``dt`` (the joint_states period), the sim's
+    ``rotor_inertia`` (when the fit separated it from the link inertias)."""
     import yaml
 
     absolute = str(friction_path.resolve())
-    docs = {
-        "friction_compensator.yaml": {"friction_compensator": {"ros__parameters": {
-            "joints": list(joints), "joint_friction": absolute}}},
-        "transmission_sim.yaml": {"transmission_sim": {"ros__parameters": {
-            "urdf": urdf, "joint_names": list(joints), "joint_friction": absolute}}},
-    }
+    comp = {"joints": list(joints), "joint_friction": absolute, "urdf": urdf,
+            "dt": float(dt)}
+    sim = {"urdf": urdf, "joint_names": list(joints), "joint_friction": absolute}
+    if armature and all(armature.get(n) is not None for n in joints):
+        m = [float(armature[n]) for n in joints]
+        if any(x < 0 for x in m):
+            warnings.append("identified rotor inertia below 0 for "
+                            + ", ".join(n for n, x in zip(joints, m) if x < 0)
+                            + ": transmission_sim.yaml uses 0")
+        sim["rotor_inertia"] = [max(x, 0.0) for x in m]
+    docs = {"friction_compensator.yaml": {"friction_compensator": {"ros__parameters": comp}},
+            "transmission_sim.yaml": {"transmission_sim": {"ros__parameters": sim}}}
     paths = {}
     for name, doc in docs.items():
         p = out / name
@@ -264,7 +275,10 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     fpath = write_joint_friction(out / OUTPUT_FILES[0], fs, header=header)
     urdf_param = str(Path(urdf_source).resolve())
     files = {OUTPUT_FILES[0]: fpath}
-    files.update(_params_files(out, fpath, dyn.joint_names, urdf_param,
+    steps = np.diff(prep.t)
+    dt = float(np.median(steps[steps > 0]))
+    files.update(_params_files(out, fpath, list(dyn.joint_names), urdf_param, dt,
+                               fit.armature, warnings,
                                f"# written by fric identify from {src}\n"))
 
     qf, vf, af, tf = (x[fit_rows] for x in (prep.q, prep.v, prep.a, prep.effort))

@@ -91,7 +91,8 @@ def test_bag_end_to_end(data, tmp_path):
     # ready-to-use parameter files: rclpy reads them, they point at the friction file
     friction_file = str((out / "joint_friction.yaml").resolve())
     comp = _ros_params(out / "friction_compensator.yaml", "friction_compensator")
-    assert comp == {"joints": ["joint1", "joint2"], "joint_friction": friction_file}
+    assert comp["joints"] == ["joint1", "joint2"] and comp["joint_friction"] == friction_file
+    assert comp["dt"] == pytest.approx(0.005)  # the recording's joint_states period
     sim = _ros_params(out / "transmission_sim.yaml", "transmission_sim")
     assert sim["joint_names"] == ["joint1", "joint2"]
     assert sim["joint_friction"] == friction_file and os.path.isabs(sim["urdf"])
@@ -138,6 +139,9 @@ def test_csv_gear_model_prints_no_undetermined_efficiency(data, tmp_path):
         assert jf.eta_f is None and jf.eta_b is None
         assert abs(jf.eta_product - t.eta_f * t.eta_b) <= 0.03, (name, jf.eta_product)
     assert "not determined" in r.stdout
+    # the rotor inertias the gear fit separates from the link inertias drive the simulator
+    sim = _ros_params(out / "transmission_sim.yaml", "transmission_sim")
+    assert sim["rotor_inertia"] == pytest.approx([0.5, 0.3], abs=0.03)
     text = (out / "report.md").read_text(encoding="utf-8")
     assert "| eta_f |  | not determined | not determined |" in text
     assert "Only the product η_f·η_b is determined" in text
