@@ -66,7 +66,10 @@ as v) when the load back-drives it. So with an estimate of τ_load per step (``l
 URDF gravity torque) the levels become
 ``Cp + (τ_load/η_f − τ_load)`` for τ_load > 0, ``Cp + (1 − η_b)|τ_load|`` for τ_load < 0 on the
 positive side (mirrored for Cn), and the same element renders them. A gravity-only τ_load ignores
-the inertial part M(q)q̈ of the load: the compensation is exact quasi-statically only.
+the inertial part M(q)q̈ of the load: the compensation is exact quasi-statically only. K is
+scaled with the level, ``K·max(cp, cn)/max(Cp, Cn)``, so that the presliding distance stays
+``presliding_counts`` counts however large the load makes the level (a fixed K would stretch the
+reversal and the creep knee ``v_full`` in proportion to the load).
 
 Hot path: fixed step, all joints in preallocated numpy arrays, no allocation per step.
 """
@@ -235,15 +238,16 @@ class FrictionCompensator:
         self._drive = np.array([1.0 / jf.eta_f - 1.0 if g else 0.0
                                 for jf, g in zip(friction, gear)])
         self._back = np.array([1.0 - jf.eta_b if g else 0.0 for jf, g in zip(friction, gear)])
-        c = self.B + T * self.K  # B + T K of (38)
-        self.Z = 1.0 / c
-        self._Kc, self._Bc, self._Tc = self.K / c, self.B / c, T / c
+        # the element's constants (38), in working arrays that a gear step rescales in place
+        self._level0 = np.maximum(self.Cp, self.Cn)
+        self._K, self._Z, self._Kc, self._Bc, self._Tc, self._wp, self._wn = (
+            np.zeros(n) for _ in range(7))
+        self._c = np.zeros(n)
+        self._set_constants(self.K)
+        self.Z = self._Z.copy()  #: Z = 1/(B + T K) of (38b) at the identified levels
         self._rho = 1.0 / (1.0 + T / self.relax_time)  # implicit Euler of ė = −e/τ_r
         self._half = 0.5 * self.deadband
         self._du_max = self.max_velocity * T
-        # slopes of Φ_Z's kinetic branches, eq. (25): w = b/(1 + Z b)
-        self._wp = self.bp / (1.0 + self.Z * self.bp)
-        self._wn = self.bn / (1.0 + self.Z * self.bn)
 
         # state and preallocated buffers
         z = lambda: np.zeros(n)  # noqa: E731
@@ -262,6 +266,22 @@ class FrictionCompensator:
         self._mp, self._mn = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         self._fin = np.zeros(n, dtype=bool)
         self._started = False
+
+    def _set_constants(self, K: np.ndarray) -> None:
+        """B + T K, Z = 1/(B + T K), K/(B + T K), B/(B + T K), T/(B + T K) of (38) and the
+        kinetic slopes w = b/(1 + Z b) of Φ_Z (25), into the working arrays (no allocation)."""
+        c, Z = self._c, self._Z
+        np.copyto(self._K, K)
+        np.multiply(K, self.dt, out=c)
+        c += self.B
+        np.divide(1.0, c, out=Z)
+        np.divide(K, c, out=self._Kc)
+        np.divide(self.B, c, out=self._Bc)
+        np.divide(self.dt, c, out=self._Tc)
+        for b, w in ((self.bp, self._wp), (self.bn, self._wn)):
+            np.multiply(Z, b, out=w)
+            w += 1.0
+            np.divide(b, w, out=w)
 
     @classmethod
     def from_set(cls, friction_set, joints: Sequence[str], dt: float = 0.001, **kwargs):
@@ -346,11 +366,17 @@ class FrictionCompensator:
             np.negative(cn, out=cn)
             cn += a * self._back
             cn += self.Cn
+            # K in proportion to the level: the presliding distance stays presliding_counts
+            np.maximum(cp, cn, out=a)
+            a /= self._level0
+            a *= self.K
+            self._set_constants(a)
         # model C (38a), (38b): v* and the static trial force v*/Z
         e = self.e
+        Z = self._Z
         np.multiply(self._Kc, e, out=vs)
         vs += u
-        np.divide(vs, self.Z, out=y)
+        np.divide(vs, Z, out=y)
         f = self.estimate
         np.minimum(y, cp, out=f)
         np.negative(cn, out=a)
@@ -358,12 +384,12 @@ class FrictionCompensator:
         np.greater(y, cp, out=self._mp)
         np.less(y, a, out=self._mn)
         # kinetic branches, eq. (25): f = C + w (v* − Z C), written as in laws._lin_z
-        np.multiply(self.Z, cp, out=b)
+        np.multiply(Z, cp, out=b)
         np.subtract(vs, b, out=b)
         b *= self._wp
         b += cp
         np.copyto(f, b, where=self._mp)
-        np.multiply(self.Z, cn, out=b)
+        np.multiply(Z, cn, out=b)
         np.add(vs, b, out=b)
         b *= self._wn
         b -= cn

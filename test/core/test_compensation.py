@@ -253,3 +253,73 @@ def test_with_command_reuses_the_last_step():
     np.testing.assert_array_equal(comp.e, e)
     with pytest.raises(ValueError, match="command"):
         comp.with_command(np.array([np.inf, 0.0]))
+
+
+def test_gear_presliding_distance_stays_in_counts_under_load():
+    """K scales with the load-raised level: after a reversal under load the estimate reaches the
+    new side's level after (Cp' + Cn')/K' = presliding_counts·(Cp' + Cn')/max(Cp', Cn') counts
+    of return travel (+ the deadband), as without load — not (Cp' + Cn')/K, 5× longer here."""
+    jf = JointFriction(CP, CN, 0.0, 0.0, eta_f=0.5, eta_b=0.6)
+    comp = FrictionCompensator([jf], T, resolution=RES)  # 5 counts, deadband 2 counts
+    load = np.array([4.0])  # cp' = 1 + 4 (1/0.5 - 1) = 5, cn' = 0.8 + 4 (1 - 0.6) = 2.4
+    v = 0.1  # one count per step
+    for k in range(100):
+        f = comp.step(np.array([v * k * T]), load=load)[0]
+    assert f == pytest.approx(5.0)
+    top = v * 99 * T
+    steps = 0
+    while f > -2.4 + 1e-9:
+        steps += 1
+        assert steps < 100
+        f = comp.step(np.array([top - v * steps * T]), load=load)[0]
+    travel_counts = steps * v * T / RES
+    assert travel_counts <= 5.0 * (5.0 + 2.4) / 5.0 + 2.0 + 1.0  # 7.4 + deadband + 1 step
+
+
+def _arm_track(mode: str, seconds: float = 6.0):
+    """The planar 2-link arm of transmission_sim (paper 004's geared arm, GearedArm) with the
+    shipped "true" friction (config/planar_2link_true_friction.yaml: asymmetric Coulomb +
+    viscous and gear efficiencies 0.75/0.6, 0.7/0.5), PD (100 N·m/rad, 10 N·m·s/rad) with the
+    URDF's inverse-dynamics feed-forward tracking 0.3 rad at 0.5 Hz on both joints, 1e-4 rad
+    encoder; RMS error per joint after 2 s."""
+    from pathlib import Path
+
+    from fric_core.arm_identification.joint_friction import read_joint_friction
+    from fric_core.transmission.geared_arm import GearedArm
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
+
+    path = Path(__file__).resolve().parents[2] / "config/planar_2link_true_friction.yaml"
+    dyn = UrdfDynamics("planar_2link")
+    m = 0.01
+    arm = GearedArm.from_joint_friction(dyn, path, m)
+    comp = (FrictionCompensator.from_set(read_joint_friction(path), dyn.joint_names, T,
+                                         resolution=RES) if mode != "none" else None)
+    A, w = 0.3, math.pi
+    n = int(seconds / T)
+    err = np.zeros((n, 2))
+    for k in range(n):
+        t = k * T
+        qd = np.full(2, -A * math.cos(w * t))
+        vd = np.full(2, A * w * math.sin(w * t))
+        ad = np.full(2, A * w * w * math.cos(w * t))
+        q, v = arm.q, arm.v
+        err[k] = qd - q
+        qm = RES * np.round(q / RES)
+        load = dyn.mass_matrix(qd) @ ad + dyn.bias(qd, vd)  # the torque wanted at the joints
+        cmd = load + m * ad + 100.0 * (qd - qm) + 10.0 * (vd - v)
+        tau = cmd if comp is None else comp.step(qm, cmd, load=cmd - m * ad)
+        arm.step(tau, T)
+    return np.sqrt(np.mean(err[2000:] ** 2, axis=0))
+
+
+def test_geared_arm_command_as_load_compensates_the_gear_friction():
+    """On the geared arm most of the friction is the load-dependent gear loss (a few N·m of
+    ~15 N·m inertial torque); with the controller's command as the load torque the compensator
+    removes at least two thirds of the tracking error on each joint (89 / 43 mrad -> 27 / 12 mrad
+    in 6 s here, 22 / 12 over 8 s; the Coulomb/viscous part alone: 62 / 29 mrad; the oracle with
+    the true velocity sign: 15 / 7 mrad — the rest is the reversals, where the element needs the
+    presliding travel to swap the load-raised levels)."""
+    none = _arm_track("none")
+    comp = _arm_track("gear")
+    assert np.all(none > 0.04)  # the premise: the gear loss dominates
+    assert np.all(comp * 3.0 <= none), (none, comp)
