@@ -276,7 +276,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     urdf_param = str(Path(urdf_source).resolve())
     files = {OUTPUT_FILES[0]: fpath}
     steps = np.diff(prep.t)
-    dt = float(np.median(steps[steps > 0]))
+    dt = float(f"{np.median(steps[steps > 0]):.6g}")  # 0.005, not 0.004999999999999893
     files.update(_params_files(out, fpath, list(dyn.joint_names), urdf_param, dt,
                                fit.armature, warnings,
                                f"# written by fric identify from {src}\n"))

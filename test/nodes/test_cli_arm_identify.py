@@ -97,6 +97,13 @@ def test_bag_end_to_end(data, tmp_path):
     assert sim["joint_names"] == ["joint1", "joint2"]
     assert sim["joint_friction"] == friction_file and os.path.isabs(sim["urdf"])
     assert list(UrdfDynamics(sim["urdf"]).joint_names) == ["joint1", "joint2"]
+    # ... and the simulator runs on it as written (a real process, half a simulated second)
+    proc = subprocess.run([sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
+                           "--params-file", str(out / "transmission_sim.yaml"),
+                           "-p", "duration:=0.5", "-p", "sync:=as_fast_as_possible"],
+                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert f"joint friction from {friction_file}: joint1 Cp" in proc.stderr + proc.stdout
     # the report: the model predicts the held-out fifth (never fitted) to the residual level of
     # the fitted part — a model missing physics (e.g. the rotor inertia) would not
     for name in ARM_REPORT_FILES:
