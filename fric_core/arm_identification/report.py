@@ -61,7 +61,8 @@ class ArmReport:
     and show as gaps); ``residual_std``: per joint, the fit's residual std on the fitted part [N·m];
     ``determined``: joint → quantity → False where the data do not determine it (the fit's
     ``determined`` map; such a value is shown as "not determined" with its std only); ``notes``:
-    further lines on what the data determine; ``warnings``: one line each.
+    further lines on what the data determine; ``data_notes``: how the recording was prepared
+    (gaps, segments, trimmed rows); ``warnings``: one line each.
     """
 
     friction: JointFrictionSet
@@ -78,6 +79,7 @@ class ArmReport:
     residual_std: Dict[str, float] = field(default_factory=dict)
     determined: Dict[str, Dict[str, bool]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    data_notes: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
 
     @property
@@ -313,7 +315,10 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
                         else ""))
     if math.isfinite(report.cond):
         facts.append(f"condition number {report.cond:.3g}")
-    lines += [", ".join(facts) + ".", "", "## Identified friction", ""]
+    lines += [", ".join(facts) + "."]
+    if report.data_notes:
+        lines += [""] + [f"- {n}" for n in report.data_notes]
+    lines += ["", "## Identified friction", ""]
     quantities = _QUANTITIES + (_GEAR_QUANTITIES if fs.model == "gear" else ())
     head = ["quantity", "unit"] + names
     rows = [head, ["---"] * len(head)]

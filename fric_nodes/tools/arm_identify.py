@@ -208,6 +208,14 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     from fric_core.arm_identification.signals import prepare
     from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
+    import time
+
+    start = time.perf_counter()
+    user_progress = progress
+
+    def progress(msg: str) -> None:
+        user_progress(f"{msg} [{time.perf_counter() - start:.1f} s]")
+
     warnings: List[str] = []
     src = Path(recording)
     if not src.exists():
@@ -299,7 +307,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        pred_holdout=pred_h, source=str(src), urdf=urdf_param,
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
                        cond=float(fit.cond), residual_std=residual_std,
-                       determined=fit.determined, warnings=warnings)
+                       determined=fit.determined, warnings=warnings,
+                       data_notes=[s for s in prep.notes if "dropped" not in s])
     files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),

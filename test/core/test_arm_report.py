@@ -71,6 +71,8 @@ def test_summary_table_values_and_rms():
     assert "eta" not in text.split("## What")[0]  # no efficiency rows for the asymmetric model
     assert "nan" not in text.lower()
     assert "of joint1, joint2 are determined by the data" in text
+    rep.data_notes = ["1 gap(s) in the stamps: 2 segments filtered separately"]
+    assert "\n- 1 gap(s) in the stamps: 2 segments filtered separately\n" in summary_markdown(rep)
 
 
 def test_undetermined_values_are_not_printed():
