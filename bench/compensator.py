@@ -5,7 +5,7 @@ Prints, measured side by side in one run:
   played encoder position, relaxed at rest; with the controller command added and saturation)
   beside the plain Coulomb ``sign(v)`` baseline (:class:`SignCompensator`), target ≤ 50 µs;
 * the same with the URDF gravity torque of the bundled 7-DOF arm (Pinocchio rnea) added, and with
-  the gear model's load-dependent levels;
+  the gear model's load-dependent levels (the command as the load torque, K rescaled per step);
 * the transient allocation peak over 500 steps (tracemalloc, bytes: numpy scalars only, nothing
   is kept from step to step);
 * sign changes of the compensation over 7 velocity reversals of an encoder-quantised, noisy
@@ -87,18 +87,16 @@ def cost_section(n_steps: int, repeats: int) -> None:
     dyn = UrdfDynamics("arm7")
     comp_g = FrictionCompensator(jf, T, resolution=RES, max_effort=80.0,
                                  gravity=dyn.gravity_torque)
-    comp_gear = FrictionCompensator(_friction(gear=True), T, resolution=RES, max_effort=80.0,
-                                    gravity=dyn.gravity_torque)
+    comp_gear = FrictionCompensator(_friction(gear=True), T, resolution=RES, max_effort=80.0)
 
-    def gear_step(p):
-        g = dyn.gravity_torque(p)
-        return comp_gear.step(p, cmd, load=g)
+    def gear_step(p):  # the node's default gear_load: command
+        return comp_gear.step(p, cmd, load=cmd)
 
     cases = [
         ("sign(v) Coulomb + viscous (baseline)", base.step),
         ("implicit model C compensator + command", lambda p: comp.step(p, cmd)),
         ("  + URDF gravity (arm7, Pinocchio)", lambda p: comp_g.step(p, cmd)),
-        ("  + gear load-dependent levels (gravity load)", gear_step),
+        ("implicit + gear levels (load = command)", gear_step),
         ("(URDF gravity torque alone)", dyn.gravity_torque),
     ]
     print(f"Cost per 1 kHz step, {N_JOINTS} joints, {n_steps} steps x {repeats} repeats (best)")
