@@ -89,8 +89,8 @@ COND_LIMIT = 1e7
 REL_STD_WARN = 0.2
 #: Fewer rows than this on one side of the band (or in one gear mode) draw a warning.
 MIN_SIDE_ROWS = 100
-#: Gauss–Newton iterations of the gear fit after which each row's mode is held.
-FREEZE_AFTER = 3
+#: Most re-evaluations of the rows' gear modes in a Gauss–Newton run of the gear fit.
+MODE_PASSES = 6
 #: A viscous coefficient needs at least this spread of |q̇| [rad/s] on its side.
 MIN_SPEED_SPAN = 0.1
 # floors of the relative-std test (absolute std below these is always "determined")
@@ -304,13 +304,19 @@ class _Problem:
         p = tl * f["v"]
         return p > 0, p < 0, tl
 
-    def freeze(self, feats, theta):
+    def freeze(self, feats, theta) -> int:
         """Hold every row's gear mode as it is at θ (the Gauss–Newton iterations then minimise
-        a smooth function; rows near τ_load = 0 would otherwise flip back and forth)."""
+        a smooth function; rows near τ_load = 0 would otherwise flip back and forth); returns
+        how many kept rows changed mode."""
         self.mode_z = None
+        flips = 0
         for f in feats:
-            f.pop("frozen", None)
-            f["frozen"] = self.modes(f, theta)[:2]
+            old = f.pop("frozen", None)
+            new = self.modes(f, theta)[:2]
+            if old is not None:
+                flips += int(np.sum(((old[0] != new[0]) | (old[1] != new[1])) & f["keep"]))
+            f["frozen"] = new
+        return flips
 
     def unfreeze(self, feats):
         self.mode_z = None
@@ -432,6 +438,17 @@ class _Problem:
         keep = f["keep"]
         S = np.zeros((n, p + 1, p + 1))
         jj = np.arange(n)
+        # the columns a row of joint j can have non-zero in (acceleration noise): the rigid body,
+        # its own efficiencies and rotor inertia, the response
+        cols = []
+        for j in range(n):
+            cj = list(range(self.sl_beta.start, self.sl_beta.stop))
+            if self.gear:
+                cj += [self.sl_alpha.start + j, self.sl_etab.start + j]
+            if self.sl_arm is not None:
+                cj.append(self.sl_arm.start + j)
+            cols.append(np.array(cj + [p]))
+        Sc = [np.zeros((c.size, c.size)) for c in cols]
         d = b = None
         if self.gear:
             d, b, tl = self.modes(f, theta)
@@ -470,8 +487,10 @@ class _Problem:
                 dmodel = dmodel + theta[self.sl_arm.start + i] * (jj == i)[None, :]
             Z[:, :, p] = dy - dmodel
             for j in range(n):
-                Zj = Z[keep[:, j], j]
-                S[j] += var_a[i] * (Zj.T @ Zj)
+                Zj = Z[keep[:, j], j][:, cols[j]]
+                Sc[j] += var_a[i] * (Zj.T @ Zj)
+        for j in range(n):
+            S[j][np.ix_(cols[j], cols[j])] += Sc[j]
         # velocity noise: the viscous columns of joint j's own rows
         v = f["v"]
         th = theta[self.sl_fric].reshape(n, 4)
@@ -522,51 +541,58 @@ def _accumulate(prob, feats, theta):
 def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):
     """Damped Gauss–Newton on the weighted least-squares cost of the gear fit.
 
-    Weights (each joint's 1/σ_j²) are re-estimated and the rows' gear modes follow the estimate
-    during the first :data:`FREEZE_AFTER` iterations; then both are held and the cost is smooth:
-    steps are halved until it decreases, and the fit stops when it decreases by less than 1e-2
-    (in units of χ², the weights making each row's residual variance 1: the last step moved the
-    parameters by ~0.1 standard deviation in the Mahalanobis norm). ``single``: one
-    step (the linear start). Raises LinAlgError when the design is rank deficient.
+    Outer loop (at most :data:`MODE_PASSES`): hold every row's gear mode as the current
+    estimate of τ_load gives it and re-estimate each joint's weight 1/σ_j²; inner loop: with
+    modes and weights held the cost is smooth and its normal equations are quadratic forms of
+    per-joint, per-mode moments (:meth:`_Problem.accumulate`, no pass over the data): steps are
+    halved until the cost decreases, and the inner loop stops when it decreases by less than
+    1e-2 (in units of χ², the weights making each row's residual variance 1: the last step moved
+    the parameters by ~0.1 standard deviation in the Mahalanobis norm). The outer loop stops when
+    no row changes mode. ``single``: one step on the current modes (the linear start). Raises
+    LinAlgError when the design is rank deficient.
     """
     p = prob.p
 
     def weights(c, m):
         return 1.0 / np.maximum(c / np.maximum(m - p * m / m.sum(), 1), 1e-300)
 
-    A, bv, c, m = prob.accumulate(feats, theta)
-    cost = float(w2 @ c)
-    for it in range(1 if single else max_iter):
+    if single:
+        A, bv, c, m = _accumulate(prob, feats, theta)
         x, cond, Hinv, H, Hc = step(A, bv, None, w2, theta)
         if x is None:
             raise np.linalg.LinAlgError("rank deficient")
-        if single:
-            theta = theta + x
-            A, bv, c, m = prob.accumulate(feats, theta)
-            return theta, weights(c, m), cond, Hinv
-        t = 1.0
-        while True:
-            new = theta + t * x
-            A2, bv2, c2, m2 = prob.accumulate(feats, new)
-            cost2 = float(w2 @ c2)
-            if cost2 <= cost or t < 1.0 / 64:
-                break
-            t *= 0.5
-        if cost2 > cost:
-            break  # no descent left along the Gauss–Newton direction
-        decrease = cost - cost2
-        theta, A, bv, c, m = new, A2, bv2, c2, m2
-        if it + 1 <= FREEZE_AFTER:
-            if it + 1 == FREEZE_AFTER:
-                prob.freeze(all_feats, theta)
-                A, bv, c, m = prob.accumulate(feats, theta)
-            w2 = weights(c, m)
-            cost = float(w2 @ c)
-        elif decrease < 1e-2:
-            cost = cost2
+        theta = theta + x
+        A, bv, c, m = _accumulate(prob, feats, theta)
+        return theta, weights(c, m), cond, Hinv
+    for outer in range(MODE_PASSES):
+        flips = prob.freeze(all_feats, theta)
+        if outer > 0 and flips == 0:
             break
-        else:
-            cost = cost2
+        A, bv, c, m = prob.accumulate(feats, theta)
+        w2 = weights(c, m)
+        cost = float(w2 @ c)
+        for it in range(max_iter):
+            x, cond, Hinv, H, Hc = step(A, bv, None, w2, theta)
+            if x is None:
+                raise np.linalg.LinAlgError("rank deficient")
+            t = 1.0
+            while True:
+                new = theta + t * x
+                A2, bv2, c2, m2 = prob.accumulate(feats, new)
+                cost2 = float(w2 @ c2)
+                if cost2 <= cost or t < 1.0 / 64:
+                    break
+                t *= 0.5
+            if cost2 > cost:
+                break  # no descent left along the Gauss–Newton direction
+            decrease = cost - cost2
+            theta, A, bv, c, m, cost = new, A2, bv2, c2, m2, cost2
+            if decrease < 1e-2:
+                break
+    A, bv, c, m = prob.accumulate(feats, theta)
+    x, cond, Hinv, H, Hc = step(A, bv, None, w2, theta)
+    if x is None:
+        raise np.linalg.LinAlgError("rank deficient")
     return theta, w2, cond, Hinv
 
 
@@ -776,7 +802,9 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             if method != "eiv":
                 break
             theta = theta + x
-            if np.all(np.abs(x[free]) <= 1e-2 * np.sqrt(np.maximum(np.diag(Hinv), 0.0))):
+            # (the corrected equations' dependence on θ through S makes this converge linearly;
+            # a step below 0.05 std changes nothing a standard deviation would notice)
+            if np.all(np.abs(x[free]) <= 0.05 * np.sqrt(np.maximum(np.diag(Hinv), 0.0))):
                 break
         A, bv, c, m = prob.accumulate(feats, theta)
         S = moments(theta) if method == "eiv" else None
