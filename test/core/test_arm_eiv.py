@@ -116,3 +116,29 @@ def test_noise_larger_than_the_signal_is_named(arm7):
     with pytest.raises(ValueError, match="noise: the given velocity/acceleration noise variances "
                                          "exceed the regressors' spread"):
         fit_arm_friction(rec.q, vn, an, rec.tau, dyn, method="eiv", dv=DV, noise=huge)
+
+
+def test_eiv_removes_the_ols_bias_of_the_efficiencies():
+    """Gear law, URDF trusted: the drive/back-drive columns are τ_load = rnea(q, q̇, q̈) computed
+    from the noisy q̈ (∂τ_load/∂q̈ = M(q)), so OLS attenuates 1/η_f and η_b like any inertial
+    coefficient; EIV's correction of those columns removes it."""
+    dyn = UrdfDynamics("arm7")
+    n = dyn.n
+    fr = {nm: JointFriction(0.5, 0.4, 0.2, 0.3, eta_f=0.85 - 0.02 * i, eta_b=0.75 - 0.03 * i)
+          for i, nm in enumerate(dyn.joint_names)}
+    t, q, v, a = multisine_trajectory(dyn, duration=20.0, rate=250.0, amplitude=1.0, seed=4)
+    rec = simulate_arm_recording(dyn, t, q, v, a, fr, armature=np.linspace(0.3, 0.05, n), seed=5)
+    rng = np.random.default_rng(6)
+    sa, sv = 0.5, 0.003
+    vn, an = v + sv * rng.standard_normal(v.shape), a + sa * rng.standard_normal(a.shape)
+    noise = {"var_v": np.full(n, sv ** 2), "var_a": np.full(n, sa ** 2)}
+    z = {}
+    for m in ("ols", "eiv"):
+        fit = fit_arm_friction(rec.q, vn, an, rec.tau, dyn, dynamics="urdf", law="gear",
+                               method=m, dv=0.02, noise=noise)
+        z[m] = np.array([(fit.joints[nm][k] - getattr(p, k)) / fit.std[nm][k]
+                         for nm, p in fr.items() for k in ("eta_f", "eta_b")
+                         if fit.determined[nm]["eta_f"] and fit.determined[nm]["eta_b"]])
+        assert z[m].size >= 10  # joints a1…a5 or a6 at least
+    assert np.max(np.abs(z["ols"])) > 6
+    assert np.max(np.abs(z["eiv"])) < 4
