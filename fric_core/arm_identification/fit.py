@@ -21,9 +21,13 @@ Laws (``law``):
   ``(1/η_f, η_b, m, θ)`` per joint, the drive/back-drive split by sign(τ_load·q̇).
   ``dynamics="identify"``: bilinear in the rigid body β and the efficiencies; a global scale s of
   the rigid body is undone by η_f·s, η_b/s on every joint at once, so only each joint's product
-  η_f·η_b (and m, θ) is identifiable. Fitted by Gauss–Newton from the asymmetric fit (the modes
-  from the current estimate of τ_load, the gauge fixed by 1/η_f = 1 on the first joint); reported:
-  ``eta_product`` with its std (delta method), ``eta_f = eta_b = None``.
+  η_f·η_b (and m, θ) is identifiable. Fitted by damped Gauss–Newton (:func:`_gauss_newton`: the
+  rows' modes from the current estimate of τ_load, held while the inner iterations converge)
+  from the asymmetric fit, the gauge fixed by 1/η_f = 1 on the first joint (β is reported in that
+  gauge). A rotor inertia the rigid body absorbs when G = τ_load (:func:`~.regressor.
+  separable_armature`) is separated only by the gear's mode switch: held at 0 until the
+  efficiencies are estimated, then released if the data determine it (else held, a warning).
+  Reported: ``eta_product`` with its std (delta method), ``eta_f = eta_b = None``.
 
 Rotor inertia (``armature``): ``True`` (default, both dynamics): fitted, one column ``q̈_j`` on
 joint j's rows (a URDF carries no rotor inertia, yet a geared joint's is often larger than its
