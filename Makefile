@@ -20,6 +20,7 @@ STAMP := $(VENV)/.installed
 
 demo: $(STAMP)
 	$(PY) examples/haptic_demo.py --out out/demo
+	$(PY) examples/arm_friction_demo.py --out out/demo/arm
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider test
