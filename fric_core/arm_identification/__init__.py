@@ -1,15 +1,43 @@
-"""Joint friction identification for URDF arms (issue 15, step 1).
+"""Joint friction of URDF arms: identification from recordings (issue 15).
 
-regressor: the rigid-body torque regressor (Pinocchio), its identifiable base set, and the
-friction columns of paper 003's asymmetric model per joint; fit: :func:`fit_arm_friction`
-(least squares, paper 003 eq. (5)). Imports Pinocchio (through the URDF wrapper) when used.
+* :mod:`.regressor` — Pinocchio's torque regressor reduced to an identifiable base set (rotor
+  inertias merged where motion cannot separate them), paper 003's asymmetric friction columns;
+* :mod:`.fit` — :func:`fit_arm_friction`: least squares (paper 003 eq. (5)) or errors in variables
+  (eq. (6)), asymmetric law or the load-dependent gear law (paper 004's efficiencies (27));
+* :mod:`.signals` — gaps → segments, zero-phase derivatives and their noise variances;
+* :mod:`.recording` — JointState bags (sqlite3, MCAP) and CSV in and out;
+* :mod:`.excitation` — band-limited Fourier excitation optimised for the design's condition;
+* :mod:`.joint_friction` — ``joint_friction.yaml``, the file compensator and simulator load;
+* :mod:`.report` — figures and ``report.md``; :mod:`.synthetic` — simulated recordings.
+
+Imports Pinocchio (through the URDF wrapper) when used.
 """
 
-from .fit import ArmFrictionFit, fit_arm_friction
-from .joint_friction import (JointFriction, JointFrictionSet, read_joint_friction,
-                             write_joint_friction)
-from .regressor import BaseParameters, base_parameters, friction_columns, rigid_body_regressor
+from .excitation import (ExcitationTrajectory, design_condition, generate_excitation,
+                         read_excitation_csv, trajectory_message, write_excitation_csv,
+                         write_trajectory_bag, write_trajectory_yaml)
+from .fit import COND_LIMIT, COND_WARN, REL_STD_WARN, ArmFrictionFit, fit_arm_friction
+from .joint_friction import (JointFriction, JointFrictionSet, parse_joint_friction,
+                             read_joint_friction, write_joint_friction)
+from .recording import ArmRecording, read_arm_recording, write_arm_bag, write_arm_csv
+from .regressor import (BaseParameters, base_parameters, friction_columns, rigid_body_regressor,
+                        separable_armature)
+from .report import ArmReport, holdout_rms, write_arm_report
+from .signals import (Derivatives, PreparedData, derivative_filter, differentiate,
+                      position_noise_variance, prepare, segments)
+from .synthetic import SimulatedRecording, multisine_trajectory, simulate_arm_recording
 
-__all__ = ["ArmFrictionFit", "fit_arm_friction", "BaseParameters", "base_parameters",
-           "friction_columns", "rigid_body_regressor", "JointFriction", "JointFrictionSet",
-           "read_joint_friction", "write_joint_friction"]
+__all__ = [
+    "ArmFrictionFit", "fit_arm_friction", "COND_LIMIT", "COND_WARN", "REL_STD_WARN",
+    "BaseParameters", "base_parameters", "friction_columns", "rigid_body_regressor",
+    "separable_armature",
+    "JointFriction", "JointFrictionSet", "parse_joint_friction", "read_joint_friction",
+    "write_joint_friction",
+    "ArmRecording", "read_arm_recording", "write_arm_bag", "write_arm_csv",
+    "Derivatives", "PreparedData", "derivative_filter", "differentiate",
+    "position_noise_variance", "prepare", "segments",
+    "ExcitationTrajectory", "design_condition", "generate_excitation", "read_excitation_csv",
+    "trajectory_message", "write_excitation_csv", "write_trajectory_bag", "write_trajectory_yaml",
+    "ArmReport", "holdout_rms", "write_arm_report",
+    "SimulatedRecording", "multisine_trajectory", "simulate_arm_recording",
+]

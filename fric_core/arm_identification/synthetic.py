@@ -33,11 +33,11 @@ import pinocchio as pin
 
 from .joint_friction import JointFriction
 
-__all__ = ["ArmRecording", "multisine_trajectory", "simulate_arm_recording"]
+__all__ = ["SimulatedRecording", "multisine_trajectory", "simulate_arm_recording"]
 
 
 @dataclass
-class ArmRecording:
+class SimulatedRecording:
     """A simulated recording (see the module docstring); arrays are (N, n), joints in the
     model's order.
 
@@ -131,7 +131,7 @@ def _rnea_all(dyn, q, v, a) -> np.ndarray:
 def simulate_arm_recording(dyn, t, q, v, a, friction: Mapping[str, JointFriction],
                            armature=None, torque_noise_std: float = 0.03,
                            encoder_counts_per_rev: Optional[int] = 2 ** 17,
-                           seed: int = 0) -> ArmRecording:
+                           seed: int = 0) -> SimulatedRecording:
     """What the arm's joint_states would record along a trajectory (module docstring).
 
     Parameters
@@ -156,7 +156,7 @@ def simulate_arm_recording(dyn, t, q, v, a, friction: Mapping[str, JointFriction
 
     Returns
     -------
-    ArmRecording
+    SimulatedRecording
         Measured and true signals.
     """
     q, v, a = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, v, a))
@@ -191,6 +191,6 @@ def simulate_arm_recording(dyn, t, q, v, a, friction: Mapping[str, JointFriction
                              f"{encoder_counts_per_rev!r}")
         res = 2 * np.pi / encoder_counts_per_rev
         qm = np.round(q / res) * res
-    return ArmRecording(t=t, q=qm, tau=tau, q_true=q, v=v, a=a, tau_true=tau_true,
+    return SimulatedRecording(t=t, q=qm, tau=tau, q_true=q, v=v, a=a, tau_true=tau_true,
                         tau_load=tau_load, friction=dict(friction), armature=m,
                         torque_noise_std=float(torque_noise_std), encoder_resolution=res)
