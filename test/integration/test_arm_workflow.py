@@ -32,6 +32,8 @@ import pytest
 import yaml
 
 from fric_core.arm_identification.joint_friction import read_joint_friction
+from fric_core.compensation import SignCompensator as SignLaw
+from fric_core.compensation import sign_changes
 from fric_nodes.tools import pipeline
 from ros_support import interrupt_all
 
@@ -91,32 +93,21 @@ def _reversal_windows(t, v, margin=0.15):
     return out
 
 
-def _sign_changes(x, threshold):
-    """Transitions between > threshold and < -threshold (in-between values keep the sign)."""
-    last, n = 0, 0
-    for val in x:
-        s = 1 if val > threshold else -1 if val < -threshold else 0
-        if s and last and s != last:
-            n += 1
-        if s:
-            last = s
-    return n
-
-
 def _changes_per_reversal(t, v, effort, threshold):
     counts = []
     for j in range(v.shape[1]):
         for lo, hi in _reversal_windows(t, v[:, j]):
             sel = (t >= lo) & (t <= hi)
-            counts.append((j, round(float(lo), 2), _sign_changes(effort[sel, j], threshold)))
+            counts.append((j, round(float(lo), 2), sign_changes(effort[sel, j], threshold)))
     return counts
 
 
 class SignCompensator:
-    """The baseline: ``τ = τ_cmd + τ_f(v̂)`` with v̂ the backward difference of the position
-    quantised to ENCODER counts: Cp + bp v̂ for v̂ > 0, -Cn + bn v̂ for v̂ < 0, 0 at v̂ = 0."""
+    """The baseline in the chain: ``τ = τ_cmd + τ_f(v̂)`` (:class:`fric_core.compensation.
+    SignCompensator`: v̂ the finite difference of the position, here quantised to ENCODER counts
+    as an encoder gives it; Cp + bp v̂ for v̂ > 0, -Cn + bn v̂ for v̂ < 0, 0 at v̂ = 0)."""
 
-    def __init__(self, domain: int):
+    def __init__(self, domain: int, dt: float):
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
@@ -124,8 +115,7 @@ class SignCompensator:
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
 
-        fr = read_joint_friction(TRUE).for_joints(["joint1", "joint2"])
-        self.law = fr
+        self.law = SignLaw(read_joint_friction(TRUE).for_joints(["joint1", "joint2"]), dt)
         self.ctx = Context()
         rclpy.init(context=self.ctx, domain_id=domain)
         self.node = rclpy.create_node("sign_compensator", context=self.ctx)
@@ -136,7 +126,6 @@ class SignCompensator:
         self.node.create_subscription(Float64MultiArray, "friction_compensator/effort_in",
                                       self._on_cmd, be)
         self.cmd = np.zeros(2)
-        self.prev = None
         self.msg = Float64MultiArray()
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
@@ -153,15 +142,7 @@ class SignCompensator:
 
     def _on_state(self, msg):
         q = np.round(np.asarray(msg.position[:2]) / ENCODER) * ENCODER
-        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-        if self.prev is None:
-            self.prev = (t, q)
-            return
-        dt = t - self.prev[0]
-        v = (q - self.prev[1]) / dt if dt > 0 else np.zeros(2)
-        self.prev = (t, q)
-        comp = [f.kinetic(x) for f, x in zip(self.law, v)]
-        self.msg.data = (self.cmd + np.asarray(comp)).tolist()
+        self.msg.data = (self.cmd + self.law.step(q)).tolist()
         self.pub.publish(self.msg)
 
     def close(self):
@@ -190,7 +171,8 @@ def test_compensation_tracks_5x_better_with_one_sign_change_per_reversal(env, pa
         "params": str(params), "compensate": "true", "record": "true", "out_dir": str(out),
         "result_file": str(out / "tracking.npz")})
     specs = [n for n in desc if n.node_name != "friction_compensator"]
-    base = SignCompensator(int(env["ROS_DOMAIN_ID"]))
+    rate = yaml.safe_load(PARAMS.read_text())["transmission_sim"]["ros__parameters"]["rate"]
+    base = SignCompensator(int(env["ROS_DOMAIN_ID"]), 1.0 / rate)
     saved = dict(os.environ)
     os.environ.update(env)
     try:
