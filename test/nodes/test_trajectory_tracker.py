@@ -137,6 +137,40 @@ def test_a_pause_of_the_state_stream_does_not_advance_the_trajectory(make):
     assert diag(node)[2]["rejected inputs"] == "1" and node.t == pytest.approx(0.11)
 
 
+def test_watchdog_commands_zero_once_when_the_states_stop(make):
+    node = make(**SINE)
+    node.on_state(_state(0.0, [0.3, 0.0], [0.0, 0.0]))
+    node.on_state(_state(0.5, [0.3, 0.0], [0.0, 0.0]))
+    assert np.abs(node.command).max() > 1.0
+    node._on_watchdog()  # within watchdog_timeout: nothing
+    assert np.abs(node.command).max() > 1.0
+    node._last_valid_mono -= int(0.3e9)  # 0.3 s without a valid state (timeout 0.2 s)
+    node._on_watchdog()
+    assert node.command.tolist() == [0.0, 0.0]
+    level, message, kv = diag(node)
+    assert level == DiagnosticStatus.WARN and "watchdog" in message
+    assert kv["watchdog trips"] == "1"
+    node._on_watchdog()  # tripped once, not again until states come back
+    assert diag(node)[2]["watchdog trips"] == "1"
+
+
+def test_gravity_feed_forward_holds_arm7_against_gravity(make):
+    # at rest at the setpoint the PD terms vanish: the command is the URDF's g(q), which for the
+    # shipped 7-DOF arm bent at the shoulder is a large torque at joint_a2 and exactly 0 at the
+    # first joint (its axis is vertical)
+    joints = [f"joint_a{i}" for i in range(1, 8)]
+    node = make(joints=joints, kp=[100.0], kd=[10.0], feed_forward="gravity", urdf="arm7",
+                max_effort=[1000.0], wait_for_subscribers=0, sine_amplitude=[0.0],
+                sine_center=[0.0, 0.5, 0.0, -0.5, 0.0, 0.5, 0.0], sine_duration=1.0)
+    q = [0.0, 0.5, 0.0, -0.5, 0.0, 0.5, 0.0]
+    node.on_state(JointState(name=joints, position=q, velocity=[0.0] * 7,
+                             header=_header(1_000_000_000)))
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
+    g = UrdfDynamics("arm7").gravity_torque(np.array(q))
+    assert np.allclose(node.command, g, atol=1e-9)
+    assert abs(g[1]) > 5.0 and g[0] == pytest.approx(0.0, abs=1e-9)
+
+
 def test_unusable_states_are_rejected_and_answer_nothing(make):
     node = make(**SINE)
     node.on_state(_state(0.0, [0.0], [0.0], names=("joint1",)))
