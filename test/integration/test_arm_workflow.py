@@ -170,7 +170,8 @@ def test_compensation_tracks_5x_better_with_one_sign_change_per_reversal(env, pa
     desc = parse_launch("arm_friction.launch.xml", {
         "params": str(params), "compensate": "true", "record": "true", "out_dir": str(out),
         "result_file": str(out / "tracking.npz")})
-    specs = [n for n in desc if n.node_name != "friction_compensator"]
+    specs = [n for n in desc if n.node_name != "/friction_compensator"]
+    assert len(specs) == len(list(desc)) - 1
     rate = yaml.safe_load(PARAMS.read_text())["transmission_sim"]["ros__parameters"]["rate"]
     base = SignCompensator(int(env["ROS_DOMAIN_ID"]), 1.0 / rate)
     saved = dict(os.environ)

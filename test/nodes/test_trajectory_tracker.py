@@ -264,3 +264,57 @@ def test_process_answers_states_and_ends_after_the_trajectory(tmp_path):
     # RMS over the trajectory of q_d - 0: sqrt(mean((0.3 t^2)^2)) = 0.3/sqrt(5), sqrt(1/3)
     assert data["rms"] == pytest.approx([0.3 / 5 ** 0.5, 3 ** -0.5], rel=0.02)
     assert list(data["joints"]) == ["joint1", "joint2"]
+
+
+# -- the launch file and its parameter files ---------------------------------------------------
+@pytest.mark.parametrize("arm", ["planar_2link", "arm7"])
+def test_arm_friction_launch_wires_the_chain_and_its_parameters_are_accepted(arm, ros, tmp_path):
+    import yaml
+    from rclpy.parameter import Parameter
+
+    from fric_nodes.friction_compensator import FrictionCompensatorNode
+    from fric_nodes.tools.launch_runner import parse_launch
+    from fric_nodes.transmission_sim import TransmissionSim
+
+    def params_of(spec):
+        cmd = spec.cmd
+        return {cmd[i + 1].split(":=")[0]: cmd[i + 1].split(":=", 1)[1]
+                for i, a in enumerate(cmd) if a == "-p"}
+
+    off = parse_launch("arm_friction.launch.xml", {"arm": arm})
+    assert sorted(n.node_name for n in off) == ["/trajectory_tracker", "/transmission_sim"]
+    assert params_of(off.node("trajectory_tracker"))["command_topic"] == \
+        "effort_controller/commands"
+    true_file = str(ROOT / "config" / f"{arm}_true_friction.yaml")
+    assert params_of(off.node("transmission_sim"))["joint_friction"] == true_file
+    on = parse_launch("arm_friction.launch.xml", {"arm": arm, "compensate": "true",
+                                                  "record": "true", "out_dir": str(tmp_path),
+                                                  "joint_friction": "/x/joint_friction.yaml"})
+    assert sorted(n.node_name for n in on) == ["/fric_recorder", "/friction_compensator",
+                                              "/trajectory_tracker", "/transmission_sim"]
+    assert params_of(on.node("trajectory_tracker"))["command_topic"] == \
+        "friction_compensator/effort_in"
+    assert params_of(on.node("friction_compensator"))["joint_friction"] == \
+        "/x/joint_friction.yaml"
+    assert on.node("trajectory_tracker").on_exit_shutdown
+    # every key of the parameter file is a parameter of its node (the sim and the tracker
+    # refuse unknown ones), the tracker's and the compensator's joints are the sim's
+    doc = yaml.safe_load((ROOT / "config" / f"arm_friction_{arm}.yaml").read_text())
+    made = []
+    try:
+        for cls, key, extra in ((TransmissionSim, "transmission_sim",
+                                 {"joint_friction": true_file}),
+                                (TrajectoryTracker, "trajectory_tracker", {}),
+                                (FrictionCompensatorNode, "friction_compensator",
+                                 {"joint_friction": true_file})):
+            values = {**doc[key]["ros__parameters"], **extra}
+            made.append(cls(parameter_overrides=[Parameter(k, value=v)
+                                                 for k, v in values.items()]))
+        sim, tracker, comp = made
+        assert list(tracker.joints) == list(sim.joint_names)
+        assert doc["friction_compensator"]["ros__parameters"]["joints"] == list(sim.joint_names)
+        # the compensator's element step is the sim's state period
+        assert doc["friction_compensator"]["ros__parameters"]["dt"] == pytest.approx(sim.h)
+    finally:
+        for n in made:
+            n.destroy_node()
