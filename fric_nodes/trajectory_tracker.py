@@ -112,7 +112,8 @@ SPECS = (
               unit="s", min=0.0, read_only=True),
     ParamSpec("result_file", "", "write the RMS and the time series to this .npz at exit",
               read_only=True),
-    ParamSpec("log_capacity", 400000, "time-series samples kept for result_file", min=0,
+    ParamSpec("log_capacity", 100000, "time-series samples kept for result_file (the first "
+              "ones; 100 s at 1 kHz)", min=0,
               read_only=True),
     ParamSpec("max_state_gap", 0.02, "a joint_states stamp step longer than this is a pause of "
               "the stream (a realtime simulator skipping time it could not keep up with, a "
