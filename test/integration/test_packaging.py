@@ -79,7 +79,7 @@ def test_package_xml_agrees_with_setup_py(monkeypatch):
 
     exec_depends = [e.text for e in xml.findall('exec_depend')]
     # rosdep keys whose pip name differs (pinocchio is a ROS package; its wheel is `pin`)
-    rosdep_to_pip = {'python3-serial': 'pyserial', 'pinocchio': 'pin'}
+    rosdep_to_pip = {'python3-serial': 'pyserial', 'python3-yaml': 'pyyaml', 'pinocchio': 'pin'}
     ros_deps = [d for d in exec_depends if not d.startswith('python3-') and d not in rosdep_to_pip]
     py_deps = [rosdep_to_pip.get(d, d.removeprefix('python3-'))
                for d in exec_depends if d.startswith('python3-') or d in rosdep_to_pip]
