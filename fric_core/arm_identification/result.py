@@ -1,0 +1,197 @@
+"""The result of :func:`~.fit.fit_arm_friction`: :class:`ArmFrictionFit` (issue 15).
+
+Reporting: a value is ``determined`` when its standard deviation is at most
+:data:`REL_STD_WARN` of its magnitude (or of a floor: 0.02 N·m, 0.01 N·m·s/rad, 0.03) and, for a
+viscous term, when |q̇| spans at least :data:`MIN_SPEED_SPAN` on its side. Physical bounds
+(Cp, Cn ≥ 0; η_f, η_b, η_f·η_b ≤ 1): a value outside by less than 3 std is reported at the bound,
+by more it is not determined (the law does not fit the joint); every such case is a warning.
+:meth:`ArmFrictionFit.predict` gives the fitted model's torques (e.g. on a held-out part);
+:meth:`ArmFrictionFit.to_joint_friction_set` what ``joint_friction.yaml`` holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from .joint_friction import JointFriction, JointFrictionSet
+from .regressor import FRICTION_PARAMS, BaseParameters
+
+__all__ = ["ArmFrictionFit", "REL_STD_WARN", "MIN_SPEED_SPAN"]
+
+#: Relative standard deviation above which a parameter is reported as not determined.
+REL_STD_WARN = 0.2
+#: A viscous coefficient needs at least this spread of |q̇| [rad/s] on its side.
+MIN_SPEED_SPAN = 0.1
+# floors of the relative-std test (absolute std below these is always "determined")
+_FLOOR = {"Cp": 0.02, "Cn": 0.02, "bp": 0.01, "bn": 0.01, "eta_f": 0.03, "eta_b": 0.03,
+          "eta_product": 0.03}
+
+
+@dataclass
+class ArmFrictionFit:
+    """Result of :func:`~.fit.fit_arm_friction`.
+
+    ``joints``: joint name → ``{"Cp", "Cn", "bp", "bn"}`` (plus ``"eta_f", "eta_b",
+    "eta_product"`` for ``law="gear"``, None where the data cannot determine them); ``std``: the
+    same keys with standard deviations; ``determined``: the same keys → bool (False: not
+    identifiable from these data, or relative std above :data:`REL_STD_WARN`); ``warnings``: what
+    the data lack, one line each; ``base``: the base set and ``beta``/``beta_std`` its fitted
+    values (None with ``dynamics="urdf"``; with ``law="gear"`` and ``"identify"`` known only up to
+    the global scale s); ``armature``/``armature_std``: fitted rotor inertias per joint [kg·m²]
+    (None when merged into the base set, not fitted, or known; per joint None where the gear fit
+    could not separate it from the link inertias); ``cond``: condition number of the
+    column-equilibrated weighted design; ``n_used``: rows (joint samples outside the band) per
+    joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV.
+    """
+
+    joints: Dict[str, Dict[str, Optional[float]]]
+    std: Dict[str, Dict[str, Optional[float]]]
+    dynamics: str
+    method: str
+    dv: float
+    cond: float
+    n_used: Dict[str, int]
+    residual_std: Dict[str, float]
+    base: Optional[BaseParameters] = None
+    beta: Optional[np.ndarray] = None
+    beta_std: Optional[np.ndarray] = None
+    law: str = "asymmetric"
+    determined: Dict[str, Dict[str, bool]] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+    armature: Optional[Dict[str, Optional[float]]] = None
+    armature_std: Optional[Dict[str, Optional[float]]] = None
+    noise: Optional[Dict[str, np.ndarray]] = None
+    _problem: Optional[object] = field(default=None, repr=False, compare=False)
+    _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+
+    def predict(self, q, v, a) -> np.ndarray:
+        """The fitted model's joint torques at (q, q̇, q̈): ``m·q̈ + G(τ_load, q̇) + τ_f(q̇)``
+        with the identified (or URDF) rigid body; τ_f = 0 inside the Δv band (static friction is
+        not fitted).
+
+        Parameters
+        ----------
+        q, v, a : (N, n) array_like
+            Positions, velocities, accelerations in the model's joint order.
+
+        Returns
+        -------
+        (N, n) ndarray
+            Predicted efforts [N·m].
+        """
+        prob = self._problem
+        n = prob.n
+        from .fit import _check  # the entry point's checks (fit imports this module)
+
+        q, v, a, _ = _check(q, v, a, np.zeros(np.shape(q)), n)
+        f = prob.features(q, v, a, np.zeros_like(q))
+        _, r0 = prob.rows(f, self._theta)
+        return -r0
+
+    def to_joint_friction_set(self) -> JointFrictionSet:
+        """The fit as :class:`~.joint_friction.JointFrictionSet` for
+        :func:`~.joint_friction.write_joint_friction`: an efficiency the data do not determine
+        (``determined`` False) is written as None, never as a number (η_f and η_b together).
+
+        Returns
+        -------
+        JointFrictionSet
+            ``model`` = the law, with ``dynamics``, ``method``, ``dv`` and per-joint stds.
+        """
+        out = {}
+        for name, p in self.joints.items():
+            det = self.determined.get(name, {})
+            gear = {k: p.get(k) if det.get(k, True) else None
+                    for k in ("eta_f", "eta_b", "eta_product")}
+            law = {k: max(p[k], 0.0) if k in ("Cp", "Cn") else p[k]
+                   for k in ("Cp", "Cn", "bp", "bn")}  # a negative Coulomb level is warned of
+            if gear["eta_f"] is None or gear["eta_b"] is None:
+                gear["eta_f"] = gear["eta_b"] = None
+            std = {k: float(s) for k, s in self.std[name].items()
+                   if s is not None and (k not in gear or gear[k] is not None)}
+            out[name] = JointFriction(**law, **gear, std=std)
+        return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,
+                                method=self.method, dv=self.dv)
+
+
+def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, warnings, nz, v):
+    joints, stds, det, used, rstd = {}, {}, {}, {}, {}
+    f0 = prob.sl_fric.start
+    for j, name in enumerate(names):
+        sl = slice(f0 + 4 * j, f0 + 4 * j + 4)
+        vals = dict(zip(FRICTION_PARAMS, map(float, theta[sl])))
+        sd = dict(zip(FRICTION_PARAMS, map(float, std[sl])))
+        vals = {k: vals[k] for k in ("Cp", "Cn", "bp", "bn")}
+        sd = {k: sd[k] for k in ("Cp", "Cn", "bp", "bn")}
+        dt = {}
+        if prob.gear:
+            ia, ib = prob.sl_alpha.start + j, prob.sl_etab.start + j
+            al, eb = float(theta[ia]), float(theta[ib])
+            # η_f·η_b = η_b/α; delta method on (α, η_b)
+            prod = eb / al
+            grad = np.array([-eb / al ** 2, 1.0 / al])
+            c2 = cov[np.ix_([ia, ib], [ia, ib])]
+            sprod = float(np.sqrt(max(grad @ c2 @ grad, 0.0)))
+            if dynamics == "urdf":
+                vals.update(eta_f=1.0 / al, eta_b=eb, eta_product=prod)
+                sd.update(eta_f=float(std[ia]) / al ** 2, eta_b=float(std[ib]),
+                          eta_product=sprod)
+            else:
+                vals.update(eta_f=None, eta_b=None, eta_product=prod)
+                sd.update(eta_f=None, eta_b=None, eta_product=sprod)
+                dt.update(eta_f=False, eta_b=False)
+        for k, val in vals.items():
+            if k in dt:
+                continue
+            ok = sd[k] <= max(REL_STD_WARN * abs(val), REL_STD_WARN * _FLOOR[k])
+            dt[k] = bool(ok)
+            if not ok:
+                warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} (relative std "
+                                f"above {REL_STD_WARN:g}; not determined by these data)")
+                continue
+            # physical bounds (joint_friction.yaml's): Cp, Cn >= 0; η_f, η_b, η_f·η_b <= 1
+            lo, hi = (0.0, np.inf) if k in ("Cp", "Cn") else \
+                ((-np.inf, 1.0) if k.startswith("eta") else (-np.inf, np.inf))
+            if lo <= val <= hi:
+                continue
+            edge = lo if val < lo else hi
+            if abs(val - edge) <= 3 * sd[k]:
+                vals[k] = edge
+                warnings.append(f"joint {name}: {k} = {val:.6g} ± {sd[k]:.2g} is outside its "
+                                f"physical range by less than 3 std: reported as {edge:g}")
+            else:
+                dt[k] = False
+                warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is outside its "
+                                f"physical range by more than 3 std: the {prob.law} model does "
+                                "not fit this joint (not determined)")
+        if prob.gear and dynamics == "urdf":  # (after any clipping of η_f, η_b)
+            vals["eta_product"] = vals["eta_f"] * vals["eta_b"]
+        for k, side in (("bp", v[:, j] > dv), ("bn", v[:, j] < -dv)):
+            sp = np.abs(v[side, j])
+            span = float(sp.max() - sp.min()) if sp.size else 0.0
+            if span < MIN_SPEED_SPAN:
+                dt[k] = False
+                warnings.append(f"joint {name}: |v| spans only {span:.3g} rad/s on the {k[1]}"
+                                f" side (< {MIN_SPEED_SPAN:g}): too little velocity range, "
+                                f"viscous {k} undetermined")
+        joints[name], stds[name], det[name] = vals, sd, dt
+        used[name] = int(m[j])
+        rstd[name] = float(np.sqrt(rss[j] / max(m[j], 1)))
+    fit = ArmFrictionFit(joints=joints, std=stds, dynamics=dynamics, method=method, dv=float(dv),
+                         cond=float(cond), n_used=used, residual_std=rstd, law=prob.law,
+                         determined=det, warnings=warnings, noise=nz, _problem=prob,
+                         _theta=theta.copy())
+    if prob.sl_arm is not None:
+        sl = prob.sl_arm
+        held = [i not in prob.free for i in range(sl.start, sl.stop)]  # merged, not fitted
+        fit.armature = {nm: None if h else float(x) for nm, x, h in zip(names, theta[sl], held)}
+        fit.armature_std = {nm: None if h else float(x)
+                            for nm, x, h in zip(names, std[sl], held)}
+    if dynamics == "identify":
+        fit.base = prob.base
+        fit.beta = theta[prob.sl_beta].copy()
+        fit.beta_std = std[prob.sl_beta].copy()
+    return fit
