@@ -187,12 +187,7 @@ def main(argv=None) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     t_all = time.monotonic()
-    preferred = os.environ.get("ROS_DOMAIN_ID")
-    domain = pipeline.free_domain_id(int(preferred) if preferred else None, log=print)
-    if preferred and int(preferred) != domain:
-        print(f"using ROS_DOMAIN_ID {domain} instead of {preferred}")
-    env = pipeline.loopback_env(domain)
-    print(f"DDS: loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), ROS_DOMAIN_ID={domain}")
+    domain, env = pipeline.demo_env(log=print)
     arm = args.arm
     true_file = _ROOT / "config" / f"{arm}_true_friction.yaml"
     print(f"arm: {arm} (urdf/{arm}.urdf), true friction {true_file}\n")

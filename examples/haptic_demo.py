@@ -32,7 +32,6 @@ case a free one is picked (and printed).
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -103,12 +102,8 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     t_all = time.monotonic()
 
-    preferred = os.environ.get("ROS_DOMAIN_ID")
-    domain = pipeline.free_domain_id(int(preferred) if preferred else None, log=print)
-    if preferred and int(preferred) != domain:
-        print(f"using ROS_DOMAIN_ID {domain} instead of {preferred}")
-    env = pipeline.loopback_env(domain)
-    print(f"DDS: loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), ROS_DOMAIN_ID={domain}\n")
+    domain, env = pipeline.demo_env(log=print)
+    print()
 
     rows = []  # (what, passed, total, pngs)
     if not args.no_identify:

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any, Iterable, Mapping
 
-__all__ = ["DEFAULT_HAND_SCRIPT", "HOLD_BELOW", "HOLD_ABOVE", "CARRIAGE_STATIC_FORWARD",
+__all__ = ["demo_env", "DEFAULT_HAND_SCRIPT", "HOLD_BELOW", "HOLD_ABOVE", "CARRIAGE_STATIC_FORWARD",
            "domain_nodes", "free_domain_id", "loopback_env", "launch_command", "physics_checks"]
 
 #: the launch file's default operator: 2 s rest (while the nodes find each other over DDS), 10.5 s
@@ -88,6 +88,17 @@ def loopback_env(domain_id: int, base: Mapping[str, str] | None = None) -> dict[
     env.setdefault("MPLBACKEND", "Agg")
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
+
+
+def demo_env(log=print) -> tuple[int, dict[str, str]]:
+    """``(domain, env)`` for a demo: ROS_DOMAIN_ID from the environment unless other nodes use it
+    (then a free one, said through ``log``), loopback-only DDS; the choice is logged."""
+    preferred = os.environ.get("ROS_DOMAIN_ID")
+    domain = free_domain_id(int(preferred) if preferred else None, log=log)
+    if preferred and int(preferred) != domain:
+        log(f"using ROS_DOMAIN_ID {domain} instead of {preferred}")
+    log(f"DDS: loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), ROS_DOMAIN_ID={domain}")
+    return domain, loopback_env(domain)
 
 
 def launch_command(args: Mapping[str, Any], launch_file: str = "haptic_render.launch.xml",
