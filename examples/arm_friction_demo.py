@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     t_all = time.monotonic()
-    domain, env = pipeline.demo_env(log=print)
+    _, env = pipeline.demo_env(log=print)
     arm = args.arm
     true_file = _ROOT / "config" / f"{arm}_true_friction.yaml"
     print(f"arm: {arm} (urdf/{arm}.urdf), true friction {true_file}\n")

@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     t_all = time.monotonic()
 
-    domain, env = pipeline.demo_env(log=print)
+    _, env = pipeline.demo_env(log=print)
     print()
 
     rows = []  # (what, passed, total, pngs)
