@@ -54,12 +54,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.interpolate
 import scipy.signal
 
 __all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData",
            "DerivativeFilter", "derivative_filter", "position_noise_variance",
+           "lagged_states", "estimate_effort_lag", "EffortLagEstimate",
            "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE",
-           "DIFFERENCED_SPECTRUM"]
+           "DIFFERENCED_SPECTRUM", "MAX_AUTO_LAG_SAMPLES", "LAG_GRID", "LAG_ROWS"]
 
 #: Default low-pass cutoff [Hz]: well above an excitation trajectory's band (harmonics up to
 #: ~1–2 Hz, :mod:`.excitation`) so the motion passes unscaled (gain 1 − (f/fc)^8 ≈ 1 − 4e−11 at
@@ -444,7 +446,9 @@ class PreparedData:
     1 % of its final level — the filter's settle time when the effort was filtered (keep ``dv``
     above |a| × this at reversals), 0 for the raw effort (the default);
     ``effort_filtered``: whether it was;
-    ``notes``: what was dropped, in words.
+    ``notes``: what was dropped, in words; ``effort_lag`` [s]: the effort's lag behind the
+    states that was undone — ``q``, ``v``, ``a`` are the states at ``t − effort_lag``
+    (:func:`prepare`).
     """
 
     t: np.ndarray
@@ -462,6 +466,12 @@ class PreparedData:
     settle_time: float
     effort_filtered: bool = False
     notes: list = field(default_factory=list)
+    effort_lag: float = 0.0
+
+    @property
+    def step(self) -> float:
+        """Median sampling step [s] of the kept rows."""
+        return _median_step(self.t)
 
     def __len__(self) -> int:
         return int(self.t.size)
@@ -469,7 +479,8 @@ class PreparedData:
 
 def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
             order: int = DEFAULT_ORDER, max_gap: float | None = None,
-            filter_effort: bool = False, min_rows: int = 1) -> PreparedData:
+            filter_effort: bool = False, min_rows: int = 1,
+            effort_lag: float = 0.0) -> PreparedData:
     """A whole recording made ready for the fit: segments, filtered columns, edges trimmed.
 
     Parameters
@@ -495,6 +506,12 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
         Coulomb step sharp and the residuals independent (module docstring).
     min_rows : int
         Fewest rows the result may have.
+    effort_lag : float
+        How long [s] the effort lags the states (module docstring, "Effort lag"): the filtered
+        ``q``, ``v``, ``a`` are evaluated at ``t − effort_lag`` (a cubic spline through the
+        low-passed signals, per segment, from the rows the edge trim drops: no row is lost);
+        the effort stays the raw sample at ``t``. 0 (default): a measured torque, sampled with
+        the state. At most the edge trim's duration either way.
 
     Returns
     -------
@@ -507,8 +524,14 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     ValueError
         Naming the argument for bad shapes or NaN; ``"t: ..."`` when no segment is long enough
         for the filter or fewer than ``min_rows`` rows remain (with the segment lengths and the
-        length needed).
+        length needed); ``"effort_lag: ..."`` when it is not a finite number or longer than the
+        edge trim.
     """
+    if isinstance(effort_lag, bool) or not isinstance(effort_lag, (int, float, np.floating,
+                                                                   np.integer)) \
+            or not math.isfinite(effort_lag):
+        raise ValueError(f"effort_lag: expected a finite number of seconds, got {effort_lag!r}")
+    effort_lag = float(effort_lag)
     t = _as_time(t)
     q2 = _as_columns("q", q, t.size)
     n = q2.shape[1]
@@ -528,6 +551,8 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     out, filters = _filter_segments(t, cols, seg, cutoff_hz, order, measured_v=measured)
     if not filter_effort:
         out["effort"] = e2
+    if effort_lag != 0.0:
+        _lag_states(t, out, seg, filters, effort_lag)
     var_src = position_noise_variance(t, v2 if measured else q2, seg)
     gv, ga = _noise_gains(seg, filters, measured_v=measured)
     var_v, var_a = var_src * gv, var_src * ga
@@ -565,6 +590,9 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
                      f"({sum(dropped)} rows; lengths {dropped[:5]}{more})")
     if trimmed:
         notes.append(f"{trimmed} rows at segment ends trimmed (filter edge transients)")
+    if effort_lag != 0.0:
+        notes.append(f"effort lag {effort_lag * 1e3:.4g} ms undone: q, v, a evaluated at "
+                     f"t − {effort_lag:.6g} s (the effort at its stamp t)")
     rows = np.concatenate(keep) if keep else np.zeros(0, dtype=int)
     if rows.size < max(min_rows, 1):
         f = next((f for f in filters if f is not None),
@@ -582,7 +610,24 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
                         velocity_source="measured" if measured else "derived",
                         cutoff_hz=next(f.cutoff_hz for f in filters if f is not None),
                         settle_time=settle,
-                        effort_filtered=bool(filter_effort), notes=notes)
+                        effort_filtered=bool(filter_effort), notes=notes,
+                        effort_lag=effort_lag)
+
+
+def _lag_states(t, out, seg, filters, lag: float) -> None:
+    """In place: the filtered ``q``, ``v``, ``a`` of every filtered segment at ``t − lag``
+    (:func:`_shifted`; the kept rows need only the trimmed edge rows around them)."""
+    for s, f in zip(seg, filters):
+        if f is None:
+            continue
+        room = f.edge * f.dt
+        if abs(lag) > room:
+            raise ValueError(f"effort_lag: {lag:.6g} s is longer than the {f.edge} samples "
+                             f"({room:.6g} s) trimmed at each segment end; a lag of a few "
+                             f"samples is expected (a held command: half a step)")
+        ts = t[s]
+        for name in ("q", "v", "a"):
+            out[name][s] = _shifted(ts, out[name][s], ts - lag)
 
 
 #: A measured velocity's noise is taken for differenced position noise (v = Δq/dt, or the
@@ -615,3 +660,156 @@ def _median_step(t: np.ndarray) -> float:
     steps = np.diff(t)
     steps = steps[steps > 0.0]
     return float(np.median(steps)) if steps.size else 1.0
+
+
+# -- effort lag -----------------------------------------------------------------------------------
+#: The ``auto`` search covers lags 0 … this many sampling steps (a held command lags by half a
+#: step; a torque filtered or sampled late by a little more).
+MAX_AUTO_LAG_SAMPLES = 1.5
+#: Lags evaluated by :func:`estimate_effort_lag` (evenly over the range, ends included).
+LAG_GRID = 5
+#: At most this many rows (evenly spaced over the prepared ones) in each of its fits.
+LAG_ROWS = 3000
+
+
+def lagged_states(prep: PreparedData, lag: float, rows=None):
+    """The prepared states at ``t − lag`` (``lag`` [s] replaces ``prep.effort_lag``).
+
+    Parameters
+    ----------
+    prep : PreparedData
+        A prepared recording (:func:`prepare`).
+    lag : float
+        Effort lag [s] (module docstring, "Effort lag").
+    rows : (R,) array_like of int, optional
+        Rows of ``prep`` wanted (default all). A row whose ``t − lag`` falls outside its own
+        segment is extrapolated linearly from the segment's end rows.
+
+    Returns
+    -------
+    q, v, a : (R, n) ndarray
+        ``prep``'s filtered states at ``t − lag``, a cubic spline in time through each segment
+        (the states are low-passed far below the sampling rate: the spline is exact to
+        ~(ω·dt)⁴ at ω).
+    """
+    rows = np.arange(len(prep)) if rows is None else np.asarray(rows, dtype=int)
+    shift = float(lag) - float(prep.effort_lag)
+    seg_of = np.searchsorted([s.stop for s in prep.segments], rows, side="right")
+    outs = [np.empty((rows.size, prep.q.shape[1])) for _ in range(3)]
+    for k, s in enumerate(prep.segments):
+        mine = seg_of == k
+        if not mine.any():
+            continue
+        at = prep.t[rows[mine]] - shift
+        for out, x in zip(outs, (prep.q, prep.v, prep.a)):
+            out[mine] = _shifted(prep.t[s], x[s], at)
+    return tuple(outs)
+
+
+def _shifted(ts, x, at):
+    """``x`` (sampled at ``ts``) at the times ``at``: a cubic spline (a segment of one or two
+    rows: linear). Why not linear interpolation: between samples it is a low-pass (gain
+    cos(π f dt) half-way), which removes a few % of the acceleration's noise near the cutoff and
+    so lowers the residual at every fractional lag — the lag search would prefer ~0.05–0.1
+    sample over 0 on a quantised encoder; the spline's gain is flat to ~1e-6 there."""
+    if ts.size < 3:
+        return np.column_stack([np.interp(at, ts, x[:, j]) for j in range(x.shape[1])])
+    return scipy.interpolate.CubicSpline(ts, x, axis=0)(at)
+
+
+@dataclass(frozen=True)
+class EffortLagEstimate:
+    """Result of :func:`estimate_effort_lag`.
+
+    ``lag`` [s]: the estimate, in ``[0, max_lag]``; ``std`` [s]: its standard deviation from the
+    curvature of the residual sum of squares (NaN when the curve has none); ``step`` [s]: the
+    median sampling step; ``lags`` [s], ``rss``: the grid and the fits' residual sums of squares
+    there; ``rows``: rows in each fit; ``samples``: ``lag / step``.
+    """
+
+    lag: float
+    std: float
+    step: float
+    lags: np.ndarray
+    rss: np.ndarray
+    rows: int
+
+    @property
+    def samples(self) -> float:
+        """The lag in sampling steps."""
+        return self.lag / self.step
+
+
+def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float | None = None,
+                        grid: int = LAG_GRID, max_rows: int = LAG_ROWS) -> EffortLagEstimate:
+    """The effort's lag behind the states, by least squares over the lag (module docstring).
+
+    Parameters
+    ----------
+    prep : PreparedData
+        The recording prepared with any ``effort_lag`` (usually 0).
+    residual : callable
+        ``residual(q, v, a, effort) → array`` of the fitted model's residuals on those rows
+        (NaN where a row is left out, e.g. inside the Δv band): a cheap least-squares fit of the
+        model that will be identified (``fric identify`` passes paper 003's eq. (5), OLS).
+    rows : array_like of int, optional
+        Candidate rows of ``prep`` (default all; e.g. the fitted part, not the held-out one).
+    max_lag : float, optional
+        Largest lag tried [s]; default :data:`MAX_AUTO_LAG_SAMPLES` sampling steps.
+    grid : int
+        Number of lags tried, evenly over ``[0, max_lag]`` (≥ 3).
+    max_rows : int
+        At most this many rows (evenly spaced over ``rows``) in each fit.
+
+    Returns
+    -------
+    EffortLagEstimate
+        The lag minimising the residual sum of squares (the vertex of a parabola fitted to the
+        grid's sums, clipped to the range), its std and the grid.
+
+    Raises
+    ------
+    ValueError
+        Naming ``grid``, ``max_rows`` or ``max_lag`` when out of range; what ``residual``
+        raises (e.g. too few rows to fit).
+    """
+    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 3:
+        raise ValueError(f"grid: expected an integer >= 3 (lags tried), got {grid!r}")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 10:
+        raise ValueError(f"max_rows: expected an integer >= 10, got {max_rows!r}")
+    step = prep.step
+    if max_lag is None:
+        max_lag = MAX_AUTO_LAG_SAMPLES * step
+    if not (math.isfinite(max_lag) and max_lag > 0.0):
+        raise ValueError(f"max_lag: expected a positive lag [s], got {max_lag!r}")
+    cand = np.arange(len(prep)) if rows is None else np.asarray(rows, dtype=int)
+    # leave out rows whose t − lag would leave their segment (no extrapolation in the search)
+    lead = int(math.ceil(max_lag / step)) + 1
+    starts = np.array([s.start for s in prep.segments])
+    seg_start = starts[np.searchsorted(starts, cand, side="right") - 1]
+    cand = cand[cand - seg_start >= lead]
+    if cand.size > max_rows:
+        cand = cand[np.linspace(0, cand.size - 1, max_rows).round().astype(int)]
+    lags = np.linspace(0.0, float(max_lag), int(grid))
+    effort = prep.effort[cand]
+    rss = np.empty(lags.size)
+    count = 0
+    for k, lag in enumerate(lags):
+        q, v, a = lagged_states(prep, lag, cand)
+        r = np.asarray(residual(q, v, a, effort), dtype=float)
+        ok = np.isfinite(r)
+        rss[k] = float(np.sum(r[ok] ** 2))
+        count = int(ok.sum())
+    # RSS is quadratic in the lag to first order (the residual is linear in it): its vertex is
+    # the least-squares lag, its curvature c gives var(lag) = σ²/c with σ² = RSS_min / count
+    x = lags / step
+    c2, c1, c0 = np.polyfit(x, rss, 2)
+    best = int(np.argmin(rss))
+    if c2 > 0.0:
+        vertex = float(np.clip(-c1 / (2.0 * c2), 0.0, x[-1]))
+        sigma2 = max(float(np.min(rss)), 0.0) / max(count, 1)
+        std = math.sqrt(sigma2 / c2) * step
+    else:
+        vertex, std = float(x[best]), math.nan
+    return EffortLagEstimate(lag=vertex * step, std=std, step=step, lags=lags, rss=rss,
+                             rows=int(cand.size))
