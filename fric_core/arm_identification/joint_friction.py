@@ -28,7 +28,11 @@ File layout (YAML)::
                std: {Cp: 0.004, Cn: 0.004, bp: 0.003, bn: 0.01}}
       joint2: {Cp: ..., eta_f: 0.8, eta_b: 0.6, eta_product: 0.48, std: {...}}
 
-Only ``joints`` is required; each joint needs ``Cp, Cn, bp, bn``.
+Only ``joints`` is required; each joint needs ``Cp, Cn, bp, bn``. Other top-level keys are kept
+in :attr:`JointFrictionSet.extra` and written back; ``fric identify --dynamics identify`` (the
+asymmetric model) adds the identified rigid body, ``rigid_body: {joints, gravity,
+regressor_columns, armature, index, names, beta, beta_std}`` (:mod:`.rigid_body`), from which
+:meth:`JointFrictionSet.identified_gravity` gives the arm's identified gravity torque g(q).
 """
 
 from __future__ import annotations
@@ -110,6 +114,15 @@ class JointFrictionSet:
             raise ValueError(f"{where}: no friction for joint(s) {missing} in the file (it has "
                              f"{self.names})")
         return [self.joints[n] for n in names]
+
+    def identified_gravity(self, dyn, source: str = "joint_friction"):
+        """The identified gravity torque of the ``rigid_body:`` section
+        (:func:`~.rigid_body.identified_gravity`: ``.torque(q)``; ``dyn`` the arm's
+        :class:`UrdfDynamics` or URDF, only its kinematics used); ValueError naming the field, or
+        saying the file has no such section."""
+        from .rigid_body import identified_gravity
+
+        return identified_gravity(self, dyn, source)
 
 
 def _number(where: str, val, *, lo: float = -math.inf, hi: float = math.inf,

@@ -18,6 +18,7 @@ import numpy as np
 
 from .joint_friction import JointFriction, JointFrictionSet
 from .regressor import FRICTION_PARAMS, BaseParameters
+from .rigid_body import RIGID_BODY_KEY, rigid_body_from_fit
 
 __all__ = ["ArmFrictionFit", "REL_STD_WARN", "MIN_SPEED_SPAN"]
 
@@ -96,6 +97,11 @@ class ArmFrictionFit:
         :func:`~.joint_friction.write_joint_friction`: an efficiency the data do not determine
         (``determined`` False) is written as None, never as a number (η_f and η_b together).
 
+        With the rigid body identified (``dynamics="identify"``) and the asymmetric law, the
+        identified rigid body goes with it (``extra["rigid_body"]``, :mod:`.rigid_body`: the
+        identified gravity torque for the compensator); not with the gear law, where β is known
+        only up to a scale.
+
         Returns
         -------
         JointFrictionSet
@@ -113,8 +119,12 @@ class ArmFrictionFit:
             std = {k: float(s) for k, s in self.std[name].items()
                    if s is not None and (k not in gear or gear[k] is not None)}
             out[name] = JointFriction(**law, **gear, std=std)
+        extra = {}
+        if self.beta is not None and self.law == "asymmetric":
+            rb = rigid_body_from_fit(self._problem.dyn, self.base, self.beta, self.beta_std)
+            extra[RIGID_BODY_KEY] = rb.to_dict()
         return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,
-                                method=self.method, dv=self.dv)
+                                method=self.method, dv=self.dv, extra=extra)
 
 
 def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, warnings, nz, v):
