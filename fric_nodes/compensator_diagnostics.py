@@ -39,7 +39,7 @@ def compensator_status(stats: CompensatorStats, states: RejectLog, commands: Rej
                        waiting: bool, tripped: bool, command_state: str,
                        require_command: bool, timeout_s: float, max_effort: float,
                        gain, estimate, saturated, saturated_steps: int, sat_period,
-                       command_topic: str) -> DiagnosticStatus:
+                       command_topic: str, gravity: str = "none") -> DiagnosticStatus:
     """The compensator's status; starts the next period.
 
     Parameters
@@ -61,6 +61,8 @@ def compensator_status(stats: CompensatorStats, states: RejectLog, commands: Rej
         saturated steps this period.
     command_topic
         The resolved command input topic.
+    gravity
+        The gravity torque added: ``none``, ``urdf`` or ``identified``.
 
     Returns
     -------
@@ -72,7 +74,7 @@ def compensator_status(stats: CompensatorStats, states: RejectLog, commands: Rej
     stats.period_start = now
     rate = stats.accepted_period / elapsed
     kv = [("joints", ", ".join(joints)), ("joint_friction", friction_file),
-          ("element", layout), ("dt [s]", f"{dt:g}"),
+          ("element", layout), ("gravity", gravity), ("dt [s]", f"{dt:g}"),
           ("joint_states rate [Hz]", f"{rate:.1f}"),
           ("command rate [Hz]", f"{stats.commands_period / elapsed:.1f}"),
           ("accepted joint_states", str(stats.accepted)),

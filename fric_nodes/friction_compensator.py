@@ -1,6 +1,6 @@
-"""``friction_compensator``: adds the identified joint friction (and optionally the URDF gravity)
-to a controller's effort commands, in a ros2_control topic chain (issue 15; docs/
-friction_compensator.md)::
+"""``friction_compensator``: adds the identified joint friction (and optionally the gravity
+torque: the URDF's, or the one identified with the friction) to a controller's effort commands,
+in a ros2_control topic chain (issue 15; docs/friction_compensator.md)::
 
     joint_state_broadcaster --joint_states--> friction_compensator <--command_topic-- controller
     friction_compensator --effort_controller/commands--> forward_command_controller (effort)
@@ -8,6 +8,10 @@ friction_compensator.md)::
 Per valid ``joint_states`` message (the 1 kHz loop) one step of
 :class:`fric_core.compensation.FrictionCompensator` (paper 000's model C driven by the measured
 position, relaxed at rest); ``commands + enable·scale·f̂ (+ g(q))`` saturated at ``max_effort``
+(``gravity``: ``none``; ``urdf``: ``pin.rnea`` gravity of the URDF's inertias; ``identified``: the
+rigid body ``fric identify --dynamics identify`` fitted, the ``rigid_body:`` section of the
+``joint_friction`` file, ``g(q) = Y(q, 0, 0) β`` — a real URDF's inertias are wrong, the
+identified ones reproduce the torques the arm measured),
 is published on each controller command (``publish_on: command``, the default: a controller that
 answers the same joint_states is forwarded without a cycle of delay), or on each joint_states
 (``publish_on: joint_states``, with the latest command); without fresh commands on each
@@ -76,10 +80,13 @@ SPECS = (
               "effort once (commands: see require_command)", unit="s", min=0.002, max=60.0),
     ParamSpec("dt", 0.001, "element step = the joint_states period", unit="s", min=1e-5,
               max=0.1, read_only=True),
-    ParamSpec("gravity", "none", "add the gravity torque g(q) of the URDF", read_only=True,
-              choices=("none", "urdf")),
-    ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for gravity/gear_load",
-              read_only=True),
+    ParamSpec("gravity", "none", "add a gravity torque g(q): none; urdf (the URDF's inertias); "
+              "identified (the rigid body fric identify --dynamics identify fitted: the "
+              "rigid_body section of the joint_friction file, with the URDF's kinematics)",
+              read_only=True, choices=("none", "urdf", "identified")),
+    ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for gravity/gear_load "
+              "(gravity: identified uses only its kinematics; `joints` must then be the "
+              "identified arm's joints)", read_only=True),
     ParamSpec("gear_load", "command", "gear model files (eta_f, eta_b): the load torque of "
               "the load-dependent friction: command (the controller's command, the torque it "
               "wants at the joint, plus g(q) with gravity: urdf), gravity (the URDF gravity "
@@ -142,16 +149,28 @@ class FrictionCompensatorNode(FricNode):
         self._dyn = None
         gear = [j for j, jf in zip(joints, friction) if jf.has_gear]
         self._gear_load = v["gear_load"] if gear else "none"
-        if v["gravity"] == "urdf" or self._gear_load == "gravity":
+        self._gravity = None  # g(q) -> τ_g of the gravity parameter (None: none)
+        if v["gravity"] != "none" or self._gear_load == "gravity":
             if not v["urdf"]:
-                raise ValueError("urdf: needed for gravity: urdf"
-                                 + (" and gear_load: gravity" if self._gear_load == "gravity"
-                                    else ""))
+                need = [f"gravity: {v['gravity']}"] if v["gravity"] != "none" else []
+                need += ["gear_load: gravity"] if self._gear_load == "gravity" else []
+                raise ValueError(f"urdf: needed for {' and '.join(need)}"
+                                 + (" (the arm's kinematics for the identified rigid body)"
+                                    if v["gravity"] == "identified" else ""))
             from fric_core.transmission.urdf_dynamics import UrdfDynamics
             try:
                 self._dyn = UrdfDynamics(v["urdf"], joint_names=list(joints))
             except Exception as e:  # UrdfError, Pinocchio's errors: one line
                 raise ValueError(f"urdf: {e}") from None
+            if v["gravity"] == "identified":
+                try:  # names the file and the field, or says the file has no rigid body
+                    ig = fset.identified_gravity(self._dyn, v["joint_friction"])
+                except ValueError as e:
+                    raise ValueError(f"gravity: identified: {e}") from None
+                buf = np.zeros(n)
+                self._gravity = lambda q: ig.torque(q, out=buf)  # no allocation per step
+            else:
+                self._gravity = self._dyn.gravity_torque
         if gear and self._gear_load == "none":
             self.get_logger().warning(
                 f"joint_friction: joints {gear} have gear efficiencies; with gear_load none "
@@ -163,7 +182,7 @@ class FrictionCompensatorNode(FricNode):
                   presliding_counts=float(v["presliding_counts"]),
                   deadband=_per_joint("deadband", v["deadband"], n) if v["deadband"] else None,
                   relax_time=float(v["relax_time"]),
-                  gravity=self._dyn.gravity_torque if v["gravity"] == "urdf" else None)
+                  gravity=self._gravity if v["gravity"] != "none" else None)
         self._comp = FrictionCompensator(friction, float(v["dt"]), **kw)
         self._values = v
         self._apply_live(v)
@@ -207,7 +226,9 @@ class FrictionCompensatorNode(FricNode):
         self.get_logger().info(
             f"compensating {list(joints)} from {v['joint_friction']} ({self._layout}); "
             f"commands from {self._command_topic}, output {names.EFFORT_COMMANDS}"
-            + (", gravity from the URDF" if kw["gravity"] is not None else "")
+            + {"none": "", "urdf": ", gravity from the URDF",
+               "identified": ", the identified gravity (rigid_body of the joint_friction file)"}[
+                v["gravity"]]
             + ("" if self._gear_load == "none" else f", gear load: {self._gear_load}"))
 
     def _apply_live(self, v: dict) -> None:
@@ -297,14 +318,14 @@ class FrictionCompensatorNode(FricNode):
         if mode == "none":
             return None
         if mode == "gravity":
-            return self._dyn.gravity_torque(p)
+            return self._gravity(p)
         ld = self._load
         if fresh:
             ld[:] = self._cmd
         else:
             ld[:] = 0.0
-        if self._dyn is not None and self._comp.gravity is not None:
-            ld += self._dyn.gravity_torque(p)
+        if self._comp.gravity is not None:
+            ld += self._gravity(p)
         return ld
 
     # ------------------------------------------------------------------ safety
@@ -391,7 +412,8 @@ class FrictionCompensatorNode(FricNode):
             tripped=self._tripped, command_state=cmd_state, require_command=self._require,
             timeout_s=self._timeout_ns * 1e-9, max_effort=self._max_effort, gain=c.gain,
             estimate=c.estimate, saturated=c.saturated, saturated_steps=c.saturated_steps,
-            sat_period=sat_period, command_topic=self._command_topic)
+            sat_period=sat_period, command_topic=self._command_topic,
+            gravity=self._values["gravity"])
 
 
 def _fmt(a) -> str:

@@ -137,6 +137,74 @@ def test_gear_model_command_as_load_inverts_the_efficiency(ros, tmp_path):
         next(gen, None)
 
 
+def _identified_file(tmp_path, rigid_body=True):
+    """A planar_2link joint_friction.yaml whose rigid_body section holds the base parameters of
+    the URDF's inertias scaled by 0.8 (an identified arm 20 % lighter than its URDF): g is linear
+    in the inertial parameters, so its identified gravity is exactly 0.8 × the URDF's. The arm
+    stood with its plane vertical (gravity along −y; the bundled URDF's default −z is normal to
+    the plane): the section's gravity vector, not the URDF model's, is used."""
+    from fric_core.arm_identification import (JointFrictionSet, base_parameters,
+                                              write_joint_friction)
+    from fric_core.arm_identification.rigid_body import rigid_body_from_fit
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
+    dyn = UrdfDynamics("planar_2link", gravity=(0.0, -9.81, 0.0))
+    base = base_parameters(dyn, armature=True)
+    pi = np.concatenate([dyn.model.inertias[i].toDynamicParameters()
+                         for i in range(1, dyn.model.njoints)])
+    beta = base.beta(0.8 * pi, armature=[0.3, 0.1])
+    extra = {"rigid_body": rigid_body_from_fit(dyn, base, beta, 0.01 * np.abs(beta)).to_dict()}
+    fs = JointFrictionSet(joints=dict(zip(dyn.joint_names, JF)), dynamics="identify",
+                          extra=extra if rigid_body else {})
+    return str(write_joint_friction(tmp_path / "jf.yaml", fs)), dyn
+
+
+def test_identified_gravity_is_added(ros, tmp_path):
+    """gravity: identified: at rest the output is the command plus the identified g(q) (0.8 ×
+    the URDF's here, not the URDF's); moving, the friction estimate on top of it."""
+    path, dyn = _identified_file(tmp_path)
+    gen = made_nodes(FrictionCompensatorNode)
+    mk = next(gen)
+    node = mk(joints=["joint2", "joint1"], joint_friction=path, gravity="identified",
+              urdf="planar_2link", publish_on="joint_states", watchdog_timeout=30.0)
+    node._out = _Sink()
+    try:
+        assert diag(node)[2]["gravity"] == "identified"
+        node._on_command(_cmd(1.0, -2.0))
+        for q in ([0.3, -0.4], [1.2, 0.5], [-0.7, 2.0]):  # (joint1, joint2), held at rest
+            for _ in range(200):  # 20 relax_time: the compensation of the jump has decayed
+                node._on_joint_state(joint_state_msg(["joint1", "joint2"], q))
+            g = 0.8 * dyn.gravity_torque(np.array(q))
+            assert abs(g).max() > 1.0
+            # (the jump's tension, ≤ Cp, decays by 1.1**-200 ≈ 5e-9 over the 200 steps)
+            assert node._out.sent[-1] == pytest.approx([1.0 + g[1], -2.0 + g[0]], rel=0,
+                                                       abs=1e-7)
+        for k in range(300):  # joint2 (JF[1]: Cp 0.5, bp 0) at +0.3 rad/s
+            q = np.array([-0.7, 2.0 + 0.3 * k * 1e-3])
+            node._on_joint_state(joint_state_msg(["joint1", "joint2"], list(q)))
+        g = 0.8 * dyn.gravity_torque(q)
+        assert node._out.sent[-1] == pytest.approx([1.0 + g[1] + 0.5, -2.0 + g[0]], rel=1e-6)
+    finally:
+        next(gen, None)
+
+
+def test_identified_gravity_needs_the_section(ros, tmp_path):
+    path, _ = _identified_file(tmp_path, rigid_body=False)
+    params = dict(joints=["joint1", "joint2"], joint_friction=path, gravity="identified")
+    for extra, text in (({"urdf": "planar_2link"}, "gravity: identified: " + path
+                         + ": no 'rigid_body:' section"),
+                        ({}, "urdf: needed for gravity: identified")):
+        with pytest.raises(ValueError) as e:
+            FrictionCompensatorNode(parameter_overrides=[
+                Parameter(k, value=v) for k, v in {**params, **extra}.items()])
+        assert text in str(e.value)
+    path, _ = _identified_file(tmp_path)  # the section, but only one of its joints compensated
+    with pytest.raises(ValueError) as e:
+        FrictionCompensatorNode(parameter_overrides=[
+            Parameter(k, value=v) for k, v in {**params, "joints": ["joint2"],
+                                               "urdf": "planar_2link"}.items()])
+    assert "gravity: identified:" in str(e.value) and "rigid_body.joints" in str(e.value)
+
+
 @pytest.mark.parametrize("msg, reason", [
     (joint_state_msg(["a", "b"], [float("nan"), 0.0]), "rejected non_finite"),
     (joint_state_msg(["a"], [0.0]), "rejected missing_joint"),
