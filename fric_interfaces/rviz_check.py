@@ -28,7 +28,8 @@ import yaml
 
 __all__ = ["DISPLAY_TOPICS", "NO_TOPIC", "MARKER_TYPES", "MARKER_ACTIONS", "FIXED_FRAME",
            "DisplayTopic", "load_rviz", "fixed_frame", "display_topics", "reference_frames",
-           "rviz_configs_opened", "qos_problems", "marker_problems", "marker_array_problems"]
+           "rviz_configs_opened", "qos_problems", "marker_problems", "marker_array_problems",
+           "MIN_MARKER_LIFETIME", "PERIODS_MARKERS_OUTLIVE", "marker_lifetime"]
 
 #: display class -> (property holding the topic, message type RViz subscribes with). TF reads
 #: the fixed topics /tf and /tf_static; RobotModel reads its "Description Topic" only with
@@ -76,6 +77,35 @@ MARKER_ACTIONS = {"ADD": 0, "DELETE": 2, "DELETEALL": 3}
 _CODE = {v: k for k, v in MARKER_TYPES.items()}
 # |q|^2 within this of 1: rviz_common::validateQuaternions (validate_quaternions.hpp)
 _QUAT_TOL = 10e-3
+
+
+#: a periodically republished marker lives this many publication periods (two skipped
+#: housekeeping ticks of a loaded node must not blank it) and at least MIN_MARKER_LIFETIME
+#: seconds; RViz drops it that long after its node stops publishing
+PERIODS_MARKERS_OUTLIVE = 3
+MIN_MARKER_LIFETIME = 0.5
+
+
+def marker_lifetime(period: float) -> tuple[int, int]:
+    """The ``lifetime`` (sec, nanosec) of a marker republished every ``period`` seconds:
+    ``max(MIN_MARKER_LIFETIME, PERIODS_MARKERS_OUTLIVE * period)``; 0.5 s for the default rates
+    (20-30 Hz), 30 s at the slowest allowed (0.1 Hz), where a fixed 0.5 s would show the
+    markers half a second in every ten.
+
+    Parameters
+    ----------
+    period
+        The publication period [s], > 0.
+
+    Returns
+    -------
+    tuple of int
+        (sec, nanosec) for ``builtin_interfaces/Duration``.
+    """
+    if not (math.isfinite(period) and period > 0.0):
+        raise ValueError(f"marker period {period!r}: must be a finite number > 0 s")
+    ns = round(max(MIN_MARKER_LIFETIME, PERIODS_MARKERS_OUTLIVE * period) * 1e9)
+    return ns // 1_000_000_000, ns % 1_000_000_000
 
 
 class DisplayTopic(NamedTuple):

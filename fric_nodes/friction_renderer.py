@@ -143,7 +143,8 @@ class FrictionRenderer(FricNode):
             self._plaus_x, self._plaus_what = self._force, ("force", "max_force")
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
-        self._markers = RendererMarkers(joints, self._bank.planar is not None)
+        self._markers = RendererMarkers(joints, self._bank.planar is not None,
+                                        period=1.0 / values["marker_rate"])
         self._watchdog_timer = None
         self._make_watchdog_timer()
         self._housekeeping = Housekeeping()  # markers/diagnostics run after an output

@@ -9,6 +9,8 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from fric_interfaces.rviz_check import marker_lifetime
+
 __all__ = ["RendererMarkers", "STICK", "SLIP"]
 
 STICK = ColorRGBA(r=0.15, g=0.35, b=1.0, a=1.0)  # blue
@@ -32,17 +34,23 @@ class RendererMarkers:
         The rendered joints, in command order.
     planar
         Whether a planar contact is rendered (three more markers at the end).
+    period
+        The publication period [s] (1 / ``marker_rate``): the markers live
+        ``fric_interfaces.rviz_check.marker_lifetime(period)``, so they do not blink out between
+        two arrays at a low rate.
     """
 
-    def __init__(self, joints, planar: bool):
+    def __init__(self, joints, planar: bool, period: float = 1.0 / 30.0):
         self.joints = tuple(joints)
         self.array = arr = MarkerArray()
+        sec, nanosec = marker_lifetime(period)
+        life = Duration(sec=sec, nanosec=nanosec)
         for i, _ in enumerate(self.joints):
             a = Marker(ns="friction", id=i, type=Marker.ARROW, action=Marker.ADD)
             a.points = [Point(y=0.1 * i), Point(y=0.1 * i)]
             a.scale.x, a.scale.y, a.scale.z = 0.01, 0.02, 0.02
             a.pose.orientation.w = 1.0
-            a.lifetime = Duration(sec=0, nanosec=500_000_000)
+            a.lifetime = life
             t = Marker(ns="friction_label", id=i, type=Marker.TEXT_VIEW_FACING,
                        action=Marker.ADD)
             t.scale.z = 0.02
@@ -51,7 +59,6 @@ class RendererMarkers:
             t.lifetime = a.lifetime
             arr.markers += [a, t]
         if planar:  # the patch, its force and torque at the end effector
-            life = Duration(sec=0, nanosec=500_000_000)
             disc = _marker("planar_patch", Marker.CYLINDER, life)
             disc.scale.z = 0.002
             arrow = _marker("planar_force", Marker.ARROW, life)

@@ -9,17 +9,17 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from fric_interfaces.rviz_check import marker_lifetime
+
 __all__ = ["StageMarkers"]
 
-_LIFE = Duration(sec=0, nanosec=500_000_000)
 
-
-def _marker(ns: str, kind: int, rgba, scale) -> Marker:
+def _marker(ns: str, kind: int, rgba, scale, life: Duration) -> Marker:
     m = Marker(ns=ns, id=0, type=kind, action=Marker.ADD)
     m.pose.orientation.w = 1.0
     m.scale.x, m.scale.y, m.scale.z = scale
     m.color = ColorRGBA(r=rgba[0], g=rgba[1], b=rgba[2], a=rgba[3])
-    m.lifetime = _LIFE
+    m.lifetime = life
     return m
 
 
@@ -35,21 +35,30 @@ class StageMarkers:
         arrow shows the load-cell force).
     tool
         Whether a sample block beyond the load cell is drawn.
+    period
+        The publication period [s] (1 / ``marker_rate``): the markers live
+        ``fric_interfaces.rviz_check.marker_lifetime(period)``, so they do not blink out between
+        two arrays at a low rate.
     """
 
-    def __init__(self, x_min: float, x_max: float, hand_location: str | None, tool: bool):
+    def __init__(self, x_min: float, x_max: float, hand_location: str | None, tool: bool,
+                 period: float = 0.05):
         self.hand_location = hand_location
         self.tool = tool
+        sec, nanosec = marker_lifetime(period)
+        life = Duration(sec=sec, nanosec=nanosec)
         self._carriage = _marker("carriage", Marker.CUBE, (0.6, 0.6, 0.65, 1.0),
-                                 (0.02, 0.03, 0.02))
-        self._block = _marker("sample", Marker.CUBE, (0.8, 0.5, 0.2, 1.0), (0.02, 0.025, 0.015))
-        self._arrow = _marker("force", Marker.ARROW, (0.1, 0.8, 0.2, 1.0), (0.004, 0.008, 0.008))
+                                 (0.02, 0.03, 0.02), life)
+        self._block = _marker("sample", Marker.CUBE, (0.8, 0.5, 0.2, 1.0), (0.02, 0.025, 0.015),
+                              life)
+        self._arrow = _marker("force", Marker.ARROW, (0.1, 0.8, 0.2, 1.0), (0.004, 0.008, 0.008),
+                              life)
         self._arrow.points = [Point(), Point()]
         limits = _marker("travel_limits", Marker.LINE_LIST, (0.9, 0.1, 0.1, 1.0),
-                         (0.001, 0.0, 0.0))
+                         (0.001, 0.0, 0.0), life)
         limits.points = [Point(x=x, y=y) for x in (x_min, x_max) for y in (-0.03, 0.03)]
         self._text = _marker("label", Marker.TEXT_VIEW_FACING, (1.0, 1.0, 1.0, 1.0),
-                             (0.0, 0.0, 0.008))
+                             (0.0, 0.0, 0.008), life)
         self._text.pose.position.z = 0.03
         self.array = MarkerArray()
         self.array.markers = [self._carriage, self._arrow, limits, self._text]

@@ -410,3 +410,31 @@ def test_launched_graph_publishes_what_the_config_displays(launch_file, config, 
             viewer.close()
         rc = _stop(proc)
     assert rc == 0, f"fric launch exit status {rc}\n{log.read_text()[-3000:]}"
+
+
+# -- marker lifetime against the publication rate ------------------------------------------------
+def test_marker_lifetime_outlives_the_publication_period():
+    assert rviz_check.marker_lifetime(1.0 / 20.0) == (0, 500_000_000)  # the default rates
+    assert rviz_check.marker_lifetime(1.0 / 30.0) == (0, 500_000_000)
+    assert rviz_check.marker_lifetime(10.0) == (30, 0)  # marker_rate 0.1 Hz, the slowest
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="marker period"):
+            rviz_check.marker_lifetime(bad)
+
+
+@pytest.mark.parametrize("node", ["haptic_stage", "friction_renderer"])
+def test_nodes_markers_live_three_periods_at_a_low_marker_rate(ros, node):
+    """Regression: the lifetime was a fixed 0.5 s while ``marker_rate`` may be as low as
+    0.1 Hz: at 0.5 Hz the markers showed 0.5 s in every 2 s."""
+    from rclpy.parameter import Parameter
+
+    if node == "haptic_stage":
+        from fric_nodes.haptic_stage import HapticStage as cls
+    else:
+        from fric_nodes.friction_renderer import FrictionRenderer as cls
+    n = cls(parameter_overrides=[Parameter("marker_rate", value=0.5)])
+    try:
+        lives = {(m.lifetime.sec, m.lifetime.nanosec) for m in n._markers.array.markers}
+    finally:
+        n.destroy_node()
+    assert lives == {(6, 0)}, lives  # 3 periods of 2 s
