@@ -81,6 +81,7 @@ def test_every_rviz_config_is_opened_by_a_launch_file_with_an_rviz_switch():
     assert {c.name for c in CONFIGS} <= opened, f"opened by no launch file: {OPENED}"
     assert opened <= {c.name for c in CONFIGS}, f"a launch file opens a missing config: {OPENED}"
     for launch_file in OPENED:
+        assert launch_file.endswith(".xml"), f"{launch_file}: read its rviz switch here"
         root = ET.parse(ROOT / "launch" / launch_file).getroot()
         args = {a.get("name"): a.get("default") for a in root.iter("arg")}
         assert args.get("rviz") == "false", f"{launch_file}: rviz arg {args.get('rviz')!r}"
