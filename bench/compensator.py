@@ -4,8 +4,10 @@ Prints, measured side by side in one run:
 * µs per 1 kHz step for 7 joints of :class:`FrictionCompensator` (paper 000's model C on the
   played encoder position, relaxed at rest; with the controller command added and saturation)
   beside the plain Coulomb ``sign(v)`` baseline (:class:`SignCompensator`), target ≤ 50 µs;
-* the same with the URDF gravity torque of the bundled 7-DOF arm (Pinocchio rnea) added, and with
-  the gear model's load-dependent levels (the command as the load torque, K rescaled per step);
+* the same with the URDF gravity torque of the bundled 7-DOF arm (Pinocchio rnea) added, with the
+  identified gravity (``gravity: identified``: one joint torque regressor and a (7 × 70) product),
+  and with the gear model's load-dependent levels (the command as the load torque, K rescaled per
+  step);
 * the transient allocation peak over 500 steps (tracemalloc, bytes: numpy scalars only, nothing
   is kept from step to step);
 * sign changes of the compensation over 7 velocity reversals of an encoder-quantised, noisy
@@ -88,6 +90,16 @@ def cost_section(n_steps: int, repeats: int) -> None:
     comp_g = FrictionCompensator(jf, T, resolution=RES, max_effort=80.0,
                                  gravity=dyn.gravity_torque)
     comp_gear = FrictionCompensator(_friction(gear=True), T, resolution=RES, max_effort=80.0)
+    # the identified gravity (gravity: identified): Y(q, 0, 0) β of a base set (here the URDF's β)
+    from fric_core.arm_identification.regressor import base_parameters
+    from fric_core.arm_identification.rigid_body import IdentifiedGravity, rigid_body_from_fit
+    bp = base_parameters(dyn, armature=True)
+    beta = bp.beta(np.concatenate([dyn.model.inertias[i].toDynamicParameters()
+                                   for i in range(1, dyn.model.njoints)]))
+    ig = IdentifiedGravity(dyn, rigid_body_from_fit(dyn, bp, beta, np.zeros_like(beta)))
+    g_buf = np.zeros(N_JOINTS)
+    comp_ig = FrictionCompensator(jf, T, resolution=RES, max_effort=80.0,
+                                  gravity=lambda q: ig.torque(q, out=g_buf))
 
     def gear_step(p):  # the node's default gear_load: command
         return comp_gear.step(p, cmd, load=cmd)
@@ -96,8 +108,10 @@ def cost_section(n_steps: int, repeats: int) -> None:
         ("sign(v) Coulomb + viscous (baseline)", base.step),
         ("implicit model C compensator + command", lambda p: comp.step(p, cmd)),
         ("  + URDF gravity (arm7, Pinocchio)", lambda p: comp_g.step(p, cmd)),
+        ("  + identified gravity (arm7, regressor)", lambda p: comp_ig.step(p, cmd)),
         ("implicit + gear levels (load = command)", gear_step),
         ("(URDF gravity torque alone)", dyn.gravity_torque),
+        ("(identified gravity torque alone)", lambda p: ig.torque(p, out=g_buf)),
     ]
     print(f"Cost per 1 kHz step, {N_JOINTS} joints, {n_steps} steps x {repeats} repeats (best)")
     print(f"  {'case':46s} {'us/step':>8s} {'vs sign(v)':>10s} {'peak B':>8s}")
