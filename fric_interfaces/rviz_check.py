@@ -8,7 +8,8 @@ the message type the graph must publish there (:data:`DISPLAY_TOPICS`); ``Global
 Frame`` is the frame everything is drawn in. RViz 2 transforms a marker from its
 ``header.frame_id`` to the fixed frame with tf2, which returns the identity for equal frames
 without looking at any transform: a graph that publishes no TF (fric's) must put every marker in
-the fixed frame itself.
+the fixed frame itself. (RViz's Global Status then warns "No tf data. Actual error: Fixed Frame
+[world] does not exist" — ``VisualizationManager::updateFrames`` — and draws the markers.)
 
 The marker rules follow RViz 2 (``rviz_default_plugins`` ``marker_common.cpp``,
 ``markers/*.cpp``): a marker with a NaN or infinite pose, scale, colour or point is dropped with
