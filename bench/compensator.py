@@ -5,7 +5,7 @@ Prints, measured side by side in one run:
   played encoder position, relaxed at rest; with the controller command added and saturation)
   beside the plain Coulomb ``sign(v)`` baseline (:class:`SignCompensator`), target ≤ 50 µs;
 * the same with the URDF gravity torque of the bundled 7-DOF arm (Pinocchio rnea) added, with the
-  identified gravity (``gravity: identified``: one joint torque regressor and a (7 × 70) product),
+  identified gravity (``gravity: identified``: Pinocchio's gravity on inertias equivalent to β),
   and with the gear model's load-dependent levels (the command as the load torque, K rescaled per
   step);
 * the transient allocation peak over 500 steps (tracemalloc, bytes: numpy scalars only, nothing
@@ -108,7 +108,7 @@ def cost_section(n_steps: int, repeats: int) -> None:
         ("sign(v) Coulomb + viscous (baseline)", base.step),
         ("implicit model C compensator + command", lambda p: comp.step(p, cmd)),
         ("  + URDF gravity (arm7, Pinocchio)", lambda p: comp_g.step(p, cmd)),
-        ("  + identified gravity (arm7, regressor)", lambda p: comp_ig.step(p, cmd)),
+        ("  + identified gravity (arm7, identified β)", lambda p: comp_ig.step(p, cmd)),
         ("implicit + gear levels (load = command)", gear_step),
         ("(URDF gravity torque alone)", dyn.gravity_torque),
         ("(identified gravity torque alone)", lambda p: ig.torque(p, out=g_buf)),
