@@ -34,6 +34,12 @@ Pinocchio's centre of mass ``m·c/m`` loses digits).
       names: [joint1.Izz, joint2.mcx, joint2.mcy, joint2.Izz, joint2.armature]
       beta: [...]                  # β (SI: kg, kg·m, kg·m²)
       beta_std: [...]              # their standard deviations
+      locked_joints: []            # optional: the URDF's movable joints the fit held locked
+
+A fit of some joints only (``fric identify --joints``: the others locked at their recorded
+positions) identifies the rigid body of that locked arm: its gravity holds only with those joints
+where they were, which a compensator cannot know, so :class:`IdentifiedGravity` refuses such a
+section (``locked_joints`` not empty).
 
 It is written only where β is determined in absolute terms: not with ``dynamics="urdf"`` (no β)
 and not for the gear law with the rigid body identified (a scale s of β is undone by the
@@ -66,7 +72,8 @@ class RigidBody:
     """The ``rigid_body:`` section (module docstring), validated: ``joints`` (names, the
     regressor's row order), ``gravity`` (3,) [m/s²], ``regressor_columns`` (columns of the full
     regressor), ``armature`` (its rotor-inertia columns included), ``index`` (r,) base columns,
-    ``names`` (r), ``beta`` (r,), ``beta_std`` (r,)."""
+    ``names`` (r), ``beta`` (r,), ``beta_std`` (r,), ``locked_joints`` (the URDF's movable
+    joints locked in the fit)."""
 
     joints: tuple
     gravity: np.ndarray
@@ -76,6 +83,7 @@ class RigidBody:
     names: tuple
     beta: np.ndarray
     beta_std: np.ndarray
+    locked_joints: tuple = ()
 
     def to_dict(self) -> dict:
         """The section as plain YAML types (lists, floats, ints, str) in the file's key order."""
@@ -86,7 +94,8 @@ class RigidBody:
                 "index": [int(i) for i in self.index],
                 "names": list(self.names),
                 "beta": [float(x) for x in self.beta],
-                "beta_std": [float(x) for x in self.beta_std]}
+                "beta_std": [float(x) for x in self.beta_std],
+                "locked_joints": list(self.locked_joints)}
 
 
 def rigid_body_from_fit(dyn, base, beta, beta_std) -> RigidBody:
@@ -106,6 +115,11 @@ def rigid_body_from_fit(dyn, base, beta, beta_std) -> RigidBody:
     RigidBody
         Validated like a read section.
     """
+    locked = []
+    if getattr(dyn, "source", "<xml>") != "<xml>":  # the URDF's movable joints the fit locked
+        full = pin.buildModelFromUrdf(dyn.source)
+        locked = [full.names[j] for j in range(1, full.njoints)
+                  if full.joints[j].nv == 1 and full.names[j] not in dyn.joint_names]
     section = {"joints": list(dyn.joint_names),
                "gravity": [float(x) for x in dyn.model.gravity.linear],
                "regressor_columns": int(base.map.shape[1]),
@@ -113,7 +127,8 @@ def rigid_body_from_fit(dyn, base, beta, beta_std) -> RigidBody:
                "index": [int(i) for i in base.index],
                "names": [str(s) for s in base.names],
                "beta": [float(x) for x in beta],
-               "beta_std": [float(x) for x in beta_std]}
+               "beta_std": [float(x) for x in beta_std],
+               "locked_joints": locked}
     return parse_rigid_body(section, "fit")
 
 
@@ -182,9 +197,14 @@ def parse_rigid_body(section, source: str = "joint_friction") -> RigidBody:
         raise ValueError(f"{where}.names: expected {r} strings (one per index), got {names!r}")
     beta = _numbers(f"{where}.beta", section["beta"], r)
     beta_std = _numbers(f"{where}.beta_std", section["beta_std"], r, lo=0.0)
+    locked = section.get("locked_joints") or []
+    if not isinstance(locked, (list, tuple)) or not all(isinstance(j, str) for j in locked) \
+            or set(locked) & set(joints):
+        raise ValueError(f"{where}.locked_joints: expected a list of joint names not in joints, "
+                         f"got {locked!r}")
     return RigidBody(joints=tuple(joints), gravity=gravity, regressor_columns=int(cols),
                      armature=armature, index=np.array(index, dtype=int), names=tuple(names),
-                     beta=beta, beta_std=beta_std)
+                     beta=beta, beta_std=beta_std, locked_joints=tuple(locked))
 
 
 class IdentifiedGravity:
@@ -214,6 +234,11 @@ class IdentifiedGravity:
         rb = rigid_body if isinstance(rigid_body, RigidBody) else \
             parse_rigid_body(rigid_body, source)
         where = f"{source}: {RIGID_BODY_KEY}"
+        if rb.locked_joints:
+            raise ValueError(f"{where}.locked_joints: identified with {list(rb.locked_joints)} "
+                             "locked at their recorded positions (fric identify --joints): its "
+                             "gravity holds only with them there; identify every joint, or use "
+                             "gravity: urdf")
         if not isinstance(dyn, UrdfDynamics):
             try:
                 dyn = UrdfDynamics(dyn, joint_names=list(rb.joints))

@@ -153,6 +153,8 @@ def test_no_section_where_the_data_cannot_support_one(case):
                                                     r"distinct"),
     (lambda s: s["names"].__setitem__(0, "joint_a7.m"), r"rigid_body.names\[0\]: 'joint_a7.m' "
                                                         r"in the file, column \d+ .* not the"),
+    (lambda s: s.__setitem__("locked_joints", ["joint_a1"]), r"rigid_body.locked_joints: "
+                                                             r"expected a list of joint names not"),
 ])
 def test_bad_sections_name_the_field(case, change, text):
     _, _, fit = case
@@ -163,6 +165,23 @@ def test_bad_sections_name_the_field(case, change, text):
         IdentifiedGravity(UrdfDynamics("arm7"), parse_rigid_body(sec, "jf.yaml"))
     with pytest.raises(ValueError, match=r"^jf.yaml: rigid_body"):
         IdentifiedGravity(UrdfDynamics("arm7"), sec, "jf.yaml")
+
+
+def test_a_fit_with_locked_joints_gives_no_gravity():
+    """fric identify --joints: the other joints locked where they were recorded; the section
+    names them and the identified gravity is refused (it holds only with them there)."""
+    from fric_core.arm_identification import base_parameters
+    from fric_core.arm_identification.rigid_body import rigid_body_from_fit
+    sub = UrdfDynamics("arm7", joint_names=["joint_a2", "joint_a4"],
+                       locked_positions={"joint_a3": 0.4})
+    base = base_parameters(sub)
+    beta = base.beta(np.concatenate([sub.model.inertias[i].toDynamicParameters()
+                                     for i in range(1, sub.model.njoints)]))
+    rb = rigid_body_from_fit(sub, base, beta, np.zeros_like(beta))
+    assert rb.locked_joints == ("joint_a1", "joint_a3", "joint_a5", "joint_a6", "joint_a7")
+    with pytest.raises(ValueError, match=r"rigid_body.locked_joints: identified with "
+                                         r"\['joint_a1', 'joint_a3'.* gravity: urdf"):
+        IdentifiedGravity(sub, rb.to_dict())
 
 
 def test_another_arm_or_other_joints_are_refused(case):
