@@ -3,7 +3,10 @@
 * :mod:`.regressor` — Pinocchio's torque regressor reduced to an identifiable base set (rotor
   inertias merged where motion cannot separate them), paper 003's asymmetric friction columns;
 * :mod:`.fit` — :func:`fit_arm_friction`: least squares (paper 003 eq. (5)) or errors in variables
-  (eq. (6)), asymmetric law or the load-dependent gear law (paper 004's efficiencies (27));
+  (eq. (6)), asymmetric law or the load-dependent gear law (paper 004's efficiencies (27)), over
+  :mod:`.normal_equations` (chunked moments, EIV corrections, Gauss–Newton) into :mod:`.result`;
+* :mod:`.rigid_body` — the identified base parameters as a ``rigid_body:`` section and the gravity
+  torque they give (:class:`IdentifiedGravity`);
 * :mod:`.signals` — gaps → segments, zero-phase derivatives and their noise variances;
 * :mod:`.recording` — JointState bags (sqlite3, MCAP) and CSV in and out;
 * :mod:`.excitation` — band-limited Fourier excitation optimised for the design's condition;
@@ -22,6 +25,7 @@ from .joint_friction import (JointFriction, JointFrictionSet, parse_joint_fricti
 from .recording import ArmRecording, read_arm_recording, write_arm_bag, write_arm_csv
 from .regressor import (BaseParameters, base_parameters, friction_columns, rigid_body_regressor,
                         separable_armature)
+from .rigid_body import IdentifiedGravity, RigidBody, identified_gravity, parse_rigid_body
 from .report import ArmReport, holdout_rms, write_arm_report
 from .signals import (Derivatives, PreparedData, derivative_filter, differentiate,
                       position_noise_variance, prepare, segments)
@@ -39,5 +43,6 @@ __all__ = [
     "ExcitationTrajectory", "design_condition", "generate_excitation", "read_excitation_csv",
     "trajectory_message", "write_excitation_csv", "write_trajectory_bag", "write_trajectory_yaml",
     "ArmReport", "holdout_rms", "write_arm_report",
+    "IdentifiedGravity", "RigidBody", "identified_gravity", "parse_rigid_body",
     "SimulatedRecording", "multisine_trajectory", "simulate_arm_recording",
 ]

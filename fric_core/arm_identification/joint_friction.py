@@ -247,7 +247,6 @@ def write_joint_friction(path, friction: JointFrictionSet, header: str = "") -> 
     for k in ("dynamics", "method", "dv"):
         if getattr(friction, k) is not None:
             doc[k] = getattr(friction, k)
-    doc.update(friction.extra)
     joints = {}
     for name, jf in friction.joints.items():
         entry = {k: float(getattr(jf, k)) for k in _LAW}
@@ -259,6 +258,7 @@ def write_joint_friction(path, friction: JointFrictionSet, header: str = "") -> 
             entry["std"] = {k: float(v) for k, v in jf.std.items()}
         joints[name] = entry
     doc["joints"] = joints
+    doc.update(friction.extra)  # after the joints: long sections (rigid_body) don't bury them
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(f"# {line}\n" for line in header.splitlines())
