@@ -8,6 +8,7 @@
 #   core/         numpy/scipy physics and the papers' figures: no rclpy, no process   (no marker)
 #   nodes/        the contract, one node in-process or as a process, the hardware link   ("ros")
 #   integration/  launch files, node pipelines, example and bench scripts    ("ros", "slow")
+#   conformance/  the launch files and nodes under the real ros2 CLI (skipped without it) ("ros")
 # `pytest -m "not ros" test` runs the physics alone; `pytest test/core` is the same set.
 import os
 import sys
@@ -47,7 +48,7 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     for item in items:
         part = Path(str(item.fspath)).resolve().relative_to(_HERE).parts[0]
-        if part in ("nodes", "integration"):
+        if part in ("nodes", "integration", "conformance"):
             item.add_marker(pytest.mark.ros)
         if part == "integration":
             item.add_marker(pytest.mark.slow)

@@ -32,7 +32,10 @@ def _setup_kwargs(monkeypatch):
     return captured
 
 
-def test_colcon_build_installs_package(tmp_path):
+def colcon_build(tmp_path: Path, timeout: float = 120.0):
+    """``colcon build --packages-select fric`` of this tree into ``tmp_path/install``:
+    (the finished process, the install prefix ``tmp_path/install/fric``), or ``pytest.skip`` when
+    colcon is not installed. The conformance tests (test/conformance) share this prefix."""
     colcon = Path(sys.executable).parent / 'colcon'
     if not colcon.exists():
         colcon = shutil.which('colcon')
@@ -45,11 +48,16 @@ def test_colcon_build_installs_package(tmp_path):
            '--build-base', str(tmp_path / 'build'), '--install-base', str(install),
            '--event-handlers', 'console_direct+']
     env = dict(_ros_env(), COLCON_HOME=str(tmp_path / 'colcon_home'))
-    result = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=timeout)
+    return result, install / 'fric'
+
+
+def test_colcon_build_installs_package(tmp_path):
+    result, prefix = colcon_build(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert 'Finished <<< fric' in result.stdout, result.stdout
 
-    prefix = install / 'fric'
     assert (prefix / 'share/fric/package.xml').is_file()
     assert (prefix / 'share/ament_index/resource_index/packages/fric').is_file()
     site = prefix / 'lib/python{}.{}/site-packages'.format(*sys.version_info[:2])
