@@ -64,6 +64,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
+from fric_interfaces.rviz_check import marker_lifetime
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 
@@ -264,7 +265,8 @@ class TransmissionSim(FricNode):
         dyn, q = self.arm.dynamics, self.arm.q
         stamp = self.get_clock().now().to_msg()
         frame = self.values["marker_frame"]
-        life = Duration(sec=1)
+        sec, nsec = marker_lifetime(1.0 / self.values["marker_rate"])  # outlives the period
+        life = Duration(sec=sec, nanosec=nsec)
         out = MarkerArray()
         p, _ = dyn.ee_pose(q)
         arrow = Marker(type=Marker.ARROW, action=Marker.ADD, ns="ee_force", id=0, lifetime=life)
