@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -62,7 +62,10 @@ class ArmReport:
     ``determined``: joint → quantity → False where the data do not determine it (the fit's
     ``determined`` map; such a value is shown as "not determined" with its std only); ``notes``:
     further lines on what the data determine; ``data_notes``: how the recording was prepared
-    (gaps, segments, trimmed rows); ``warnings``: one line each.
+    (gaps, segments, trimmed rows); ``warnings``: one line each; ``effort_lag`` [s]: the
+    effort's lag behind the states that the fit undid (q, v, a taken at ``t − effort_lag``);
+    ``effort_lag_estimate``, ``effort_lag_std`` [s]: the ``auto`` estimate and its std (None when
+    the lag was given); ``sample_step`` [s]: the recording's sampling step.
     """
 
     friction: JointFrictionSet
@@ -81,6 +84,10 @@ class ArmReport:
     notes: List[str] = field(default_factory=list)
     data_notes: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    effort_lag: float = 0.0
+    effort_lag_estimate: Optional[float] = None
+    effort_lag_std: Optional[float] = None
+    sample_step: float = math.nan
 
     @property
     def joints(self) -> List[str]:
@@ -283,6 +290,28 @@ def _determined_lines(fs: JointFrictionSet, determined) -> List[str]:
     return lines
 
 
+def _ms(x: float) -> str:
+    return f"{x * 1e3:.3g} ms"
+
+
+def _effort_lag_line(report: ArmReport) -> str:
+    """The effort lag the fit undid, and how it was chosen."""
+    lag, step = report.effort_lag, report.sample_step
+    samples = f" ({lag / step:.2f} samples of {_ms(step)})" if math.isfinite(step) and lag else ""
+    est = report.effort_lag_estimate
+    if est is None:
+        how = "given (`--effort-lag`)"
+    else:
+        sd = report.effort_lag_std
+        spread = f" ± {_ms(sd)}" if sd is not None and math.isfinite(sd) else ""
+        how = f"estimated from the data (`--effort-lag auto`: {_ms(est)}{spread}"
+        how += ")" if lag else ", not significantly above 0: 0 used)"
+    what = ("q, v, a were taken at t − lag, the effort at its stamp t" if lag else
+            "states and effort taken at the same instant")
+    return (f"Effort lag {_ms(lag) if lag else '0'}{samples}, {how}: {what}. A command held over "
+            "the step that ends at its stamp lags by half a step; a torque sensor by ≈ 0.")
+
+
 def summary_markdown(report: ArmReport, title: str = "Joint friction identification") -> str:
     """The text summary (Markdown): the table of identified values ± std per joint, what the data
     determine, held-out RMS error per joint and the warnings.
@@ -316,6 +345,7 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
     if math.isfinite(report.cond):
         facts.append(f"condition number {report.cond:.3g}")
     lines += [", ".join(facts) + "."]
+    lines += ["", _effort_lag_line(report)]
     if report.data_notes:
         lines += [""] + [f"- {n}" for n in report.data_notes]
     lines += ["", "## Identified friction", ""]

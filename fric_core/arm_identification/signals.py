@@ -61,7 +61,8 @@ __all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData"
            "DerivativeFilter", "derivative_filter", "position_noise_variance",
            "lagged_states", "estimate_effort_lag", "EffortLagEstimate",
            "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE",
-           "DIFFERENCED_SPECTRUM", "MAX_AUTO_LAG_SAMPLES", "LAG_GRID", "LAG_ROWS"]
+           "DIFFERENCED_SPECTRUM", "MAX_AUTO_LAG_SAMPLES", "LAG_GRID", "LAG_ROWS",
+           "LAG_SIGNIFICANCE"]
 
 #: Default low-pass cutoff [Hz]: well above an excitation trajectory's band (harmonics up to
 #: ~1–2 Hz, :mod:`.excitation`) so the motion passes unscaled (gain 1 − (f/fc)^8 ≈ 1 − 4e−11 at
@@ -666,10 +667,22 @@ def _median_step(t: np.ndarray) -> float:
 #: The ``auto`` search covers lags 0 … this many sampling steps (a held command lags by half a
 #: step; a torque filtered or sampled late by a little more).
 MAX_AUTO_LAG_SAMPLES = 1.5
-#: Lags evaluated by :func:`estimate_effort_lag` (evenly over the range, ends included).
+#: Lags evaluated by :func:`estimate_effort_lag` (evenly over the range, ends included: every
+#: 3/8 sample). The residual sum of squares is quadratic in the lag where the effort is
+#: smooth, but a gear's drive/back-drive switch makes the effort jump, and a jump adds a kink
+#: ∝ |lag − true lag|: a parabola through a wide grid then misses the minimum (0.2 sample on the
+#: gear planar arm at 200 Hz, true 0), one through the grid's minimum and its neighbours does not.
 LAG_GRID = 5
-#: At most this many rows (evenly spaced over the prepared ones) in each of its fits.
-LAG_ROWS = 3000
+#: At most this many rows (evenly spaced over the prepared ones) in each of its fits: the lag's
+#: std falls as 1/√rows (arm7 at 1 kHz: 0.042 sample at 3000 rows, 0.012 at 20000). The cost:
+#: the rigid-body terms of every row at every lag, :data:`LAG_GRID` × 5000 = 25000 rows, half
+#: the rows of the 60 s × 1 kHz recording the fit itself evaluates once (48000 fitted).
+LAG_ROWS = 5000
+#: The estimate is used only when it is at least this many of its standard deviations above 0
+#: (the data show a lag); below, the lag is 0: an insignificant estimate only adds its own
+#: scatter to the viscous terms, which it is nearly collinear with (on arm7 at 1 kHz a lag std of
+#: 0.04 sample moves joint_a2's bp by 2.4 of its std).
+LAG_SIGNIFICANCE = 3.0
 
 
 def lagged_states(prep: PreparedData, lag: float, rows=None):
@@ -721,14 +734,18 @@ def _shifted(ts, x, at):
 class EffortLagEstimate:
     """Result of :func:`estimate_effort_lag`.
 
-    ``lag`` [s]: the estimate, in ``[0, max_lag]``; ``std`` [s]: its standard deviation from the
-    curvature of the residual sum of squares (NaN when the curve has none); ``step`` [s]: the
-    median sampling step; ``lags`` [s], ``rss``: the grid and the fits' residual sums of squares
-    there; ``rows``: rows in each fit; ``samples``: ``lag / step``.
+    ``lag`` [s]: the lag to use — ``estimate`` when ``significant``, else 0; ``estimate`` [s]:
+    the least-squares lag, in ``[0, max_lag]``; ``std`` [s]: its standard deviation from the
+    curvature of the residual sum of squares (NaN when the curve has none); ``significant``:
+    ``estimate ≥ significance × std``; ``step`` [s]: the median sampling step; ``lags`` [s],
+    ``rss``: the grid and the fits' residual sums of squares there; ``rows``: rows in each fit;
+    ``samples``: ``lag / step``.
     """
 
     lag: float
+    estimate: float
     std: float
+    significant: bool
     step: float
     lags: np.ndarray
     rss: np.ndarray
@@ -741,7 +758,9 @@ class EffortLagEstimate:
 
 
 def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float | None = None,
-                        grid: int = LAG_GRID, max_rows: int = LAG_ROWS) -> EffortLagEstimate:
+                        grid: int = LAG_GRID, max_rows: int = LAG_ROWS,
+                        significance: float = LAG_SIGNIFICANCE,
+                        dv: float | None = None) -> EffortLagEstimate:
     """The effort's lag behind the states, by least squares over the lag (module docstring).
 
     Parameters
@@ -749,23 +768,33 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
     prep : PreparedData
         The recording prepared with any ``effort_lag`` (usually 0).
     residual : callable
-        ``residual(q, v, a, effort) → array`` of the fitted model's residuals on those rows
-        (NaN where a row is left out, e.g. inside the Δv band): a cheap least-squares fit of the
-        model that will be identified (``fric identify`` passes paper 003's eq. (5), OLS).
+        ``residual(q, v, a, effort)``: a cheap least-squares fit of the model that will be
+        identified on those rows (``fric identify`` passes paper 003's eq. (5), OLS), returning
+        its residuals (an array, NaN where a row is left out, e.g. inside the Δv band: only
+        the entries finite at every lag count), or the pair ``(sum of squares, count)``.
     rows : array_like of int, optional
         Candidate rows of ``prep`` (default all; e.g. the fitted part, not the held-out one).
     max_lag : float, optional
         Largest lag tried [s]; default :data:`MAX_AUTO_LAG_SAMPLES` sampling steps.
     grid : int
-        Number of lags tried, evenly over ``[0, max_lag]`` (≥ 3).
+        Number of lags tried, evenly over ``[0, max_lag]`` (≥ 3; :data:`LAG_GRID`).
     max_rows : int
         At most this many rows (evenly spaced over ``rows``) in each fit.
+    significance : float
+        The estimate is used (``lag``) only when at least this many stds above 0
+        (:data:`LAG_SIGNIFICANCE`); 0 uses it always.
+    dv : float, optional
+        The fit's Δv band [rad/s]: rows where a joint's ``|v|`` crosses it between the lags
+        tried are left out, so that every fit sees the same samples (near a reversal the
+        residuals are large: a sample entering the fit at one lag and not at the next moves the
+        sum of squares by more than the lag does — 0.2 sample on the gear planar arm at 200 Hz).
 
     Returns
     -------
     EffortLagEstimate
-        The lag minimising the residual sum of squares (the vertex of a parabola fitted to the
-        grid's sums, clipped to the range), its std and the grid.
+        The lag minimising the residual sum of squares (the vertex of the parabola through the
+        grid's smallest sum and its neighbours, kept between those neighbours), its std,
+        whether it is significant, and the grid.
 
     Raises
     ------
@@ -782,34 +811,50 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
         max_lag = MAX_AUTO_LAG_SAMPLES * step
     if not (math.isfinite(max_lag) and max_lag > 0.0):
         raise ValueError(f"max_lag: expected a positive lag [s], got {max_lag!r}")
+    if not (math.isfinite(significance) and significance >= 0.0):
+        raise ValueError(f"significance: expected a number of stds >= 0, got {significance!r}")
     cand = np.arange(len(prep)) if rows is None else np.asarray(rows, dtype=int)
     # leave out rows whose t − lag would leave their segment (no extrapolation in the search)
     lead = int(math.ceil(max_lag / step)) + 1
     starts = np.array([s.start for s in prep.segments])
     seg_start = starts[np.searchsorted(starts, cand, side="right") - 1]
     cand = cand[cand - seg_start >= lead]
+    lags = np.linspace(0.0, float(max_lag), int(grid))
+    if dv is not None:
+        inside = np.array([np.abs(lagged_states(prep, lag, cand)[1]) <= dv for lag in lags])
+        cand = cand[np.all(np.all(inside, axis=0) | np.all(~inside, axis=0), axis=1)]
     if cand.size > max_rows:
         cand = cand[np.linspace(0, cand.size - 1, max_rows).round().astype(int)]
-    lags = np.linspace(0.0, float(max_lag), int(grid))
     effort = prep.effort[cand]
-    rss = np.empty(lags.size)
-    count = 0
-    for k, lag in enumerate(lags):
+    res = []
+    for lag in lags:
         q, v, a = lagged_states(prep, lag, cand)
-        r = np.asarray(residual(q, v, a, effort), dtype=float)
-        ok = np.isfinite(r)
-        rss[k] = float(np.sum(r[ok] ** 2))
+        res.append(residual(q, v, a, effort))
+    if all(isinstance(r, tuple) for r in res):  # (sum of squares, count) from the fit itself
+        rss = np.array([float(r[0]) for r in res])
+        count = int(min(int(r[1]) for r in res))
+    else:
+        res = [np.asarray(r, dtype=float) for r in res]
+        # the same residuals at every lag (a row may leave the Δv band as the lag moves its v)
+        ok = np.all([np.isfinite(r) for r in res], axis=0)
+        rss = np.array([float(np.sum(r[ok] ** 2)) for r in res])
         count = int(ok.sum())
-    # RSS is quadratic in the lag to first order (the residual is linear in it): its vertex is
-    # the least-squares lag, its curvature c gives var(lag) = σ²/c with σ² = RSS_min / count
+    # near its minimum RSS is quadratic in the lag (the residual is linear in it): the vertex of
+    # the parabola through the grid's minimum and its two neighbours is the least-squares lag,
+    # its curvature c [per sample²] gives var(lag) = σ²/c with σ² = RSS_min / count
     x = lags / step
-    c2, c1, c0 = np.polyfit(x, rss, 2)
     best = int(np.argmin(rss))
+    mid = min(max(best, 1), x.size - 2)
+    near = slice(mid - 1, mid + 2)
+    c2, c1, _ = np.polyfit(x[near], rss[near], 2)
     if c2 > 0.0:
-        vertex = float(np.clip(-c1 / (2.0 * c2), 0.0, x[-1]))
+        vertex = float(np.clip(-c1 / (2.0 * c2), x[mid - 1], x[mid + 1]))
         sigma2 = max(float(np.min(rss)), 0.0) / max(count, 1)
         std = math.sqrt(sigma2 / c2) * step
     else:
         vertex, std = float(x[best]), math.nan
-    return EffortLagEstimate(lag=vertex * step, std=std, step=step, lags=lags, rss=rss,
+    estimate = vertex * step
+    significant = bool(estimate > 0.0 and (significance == 0.0 or estimate >= significance * std))
+    return EffortLagEstimate(lag=estimate if significant else 0.0, estimate=estimate, std=std,
+                             significant=significant, step=step, lags=lags, rss=rss,
                              rows=int(cand.size))

@@ -11,6 +11,13 @@ The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses
    noise variances for the errors-in-variables estimator);
 4. hold out the last part of the recording (:data:`HOLDOUT_FRACTION` of the rows, whole segments
    where the gaps allow) — the fit never sees it;
+4b. the effort's lag behind the states (``effort_lag``, ``--effort-lag``): given in seconds, or
+   ``"auto"`` (:data:`DEFAULT_EFFORT_LAG`), estimated on the fitted part by
+   :func:`fric_core.arm_identification.signals.estimate_effort_lag` with least-squares fits of the
+   chosen model (paper 003 eq. (5)) on a subsample; q, v, a are then taken at ``t − lag``. A
+   commanded effort held over the step that ends at its stamp (ros2_control's commanded effort,
+   fric's ``transmission_sim``) lags by half a step, a torque sensor by ≈ 0; left in, half a step
+   shows up as a viscosity ≈ M·ω²·dt/2 too high (docs/arm_workflow.md);
 5. fit (:func:`fric_core.arm_identification.fit.fit_arm_friction`: paper 003's asymmetric law or
    paper 004's gear model per joint, the rigid body identified or taken from the URDF, OLS eq. (5)
    or EIV eq. (6));
@@ -26,15 +33,17 @@ the ``progress`` callback (the CLI prints it on stderr).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 __all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "excite_arm",
-           "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES"]
+           "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES",
+           "DEFAULT_EFFORT_LAG", "parse_effort_lag"]
 
 #: fraction of the prepared rows held out for the prediction check (the last ones)
 HOLDOUT_FRACTION = 0.2
@@ -44,6 +53,12 @@ MIN_SAMPLES = 200
 OUTPUT_FILES = ("joint_friction.yaml", "friction_compensator.yaml", "transmission_sim.yaml")
 #: smallest stiction band half-width Δv [rad/s]
 MIN_DV = 0.01
+#: ``effort_lag`` of :func:`identify_arm` and ``fric identify --effort-lag``: estimated from the
+#: data. On a recording whose effort is a held command (half a step late) it removes the viscous
+#: bias (arm7, 500 Hz: joint_a2's bp +0.084 N·m·s/rad, 36 std, → −1.5 std); on one whose effort
+#: is sampled with the state it picks 0.008 ± 0.018 samples and moves no estimate by more than
+#: 0.6 of its std (test/core/test_arm_effort_lag.py)
+DEFAULT_EFFORT_LAG = "auto"
 #: what :func:`excite_arm` writes: the trajectory as CSV (``trajectory_tracker`` plays it), as a
 #: trajectory_msgs/JointTrajectory in YAML (``ros2 topic pub``) and in an MCAP bag
 #: (``ros2 bag play``)
@@ -57,7 +72,8 @@ class ArmIdentifyError(ValueError):
 @dataclass
 class ArmIdentifyResult:
     """What :func:`identify_arm` produced: the identified set, the written files (name → path),
-    the held-out RMS per joint [N·m], the warnings and the fit itself."""
+    the held-out RMS per joint [N·m], the warnings, the fit itself, and the effort lag [s]
+    undone (``effort_lag``; ``effort_lag_std`` [s] when it was estimated, else None)."""
 
     friction: object
     files: Dict[str, Path]
@@ -65,6 +81,37 @@ class ArmIdentifyResult:
     residual_std: Dict[str, float]
     warnings: List[str] = field(default_factory=list)
     fit: object = None
+    effort_lag: float = 0.0
+    effort_lag_std: Optional[float] = None
+
+
+def parse_effort_lag(value) -> Union[str, float]:
+    """``"auto"`` or a finite lag [s] (a number or its text); ArmIdentifyError otherwise.
+
+    Parameters
+    ----------
+    value : str or float
+        ``--effort-lag``'s value.
+
+    Returns
+    -------
+    str or float
+        ``"auto"``, or the lag in seconds.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "auto":
+            return "auto"
+        try:
+            value = float(text)
+        except ValueError:
+            raise ArmIdentifyError(f"--effort-lag: expected auto or a lag in seconds (e.g. "
+                                   f"0.001), got {text!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value):
+        raise ArmIdentifyError(f"--effort-lag: expected auto or a finite lag in seconds, got "
+                               f"{value!r}")
+    return float(value)
 
 
 def _none(_msg: str) -> None:
@@ -191,21 +238,23 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                  joints: Optional[Sequence[str]] = None, model: str = "asymmetric",
                  dynamics: str = "identify", method: str = "eiv",
                  holdout: float = HOLDOUT_FRACTION,
+                 effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
                  progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
     """Identify an arm's joint friction from a recording and write the files (module docstring).
 
     ``recording``: a rosbag2 directory (or its .db3/.mcap file) or a CSV; ``urdf``: a URDF path
     or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
     ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
-    ``"eiv"``/``"ols"``; ``holdout``: fraction held out. Raises :class:`ArmIdentifyError` (one
-    line naming the problem) for bad input.
+    ``"eiv"``/``"ols"``; ``holdout``: fraction held out; ``effort_lag``: how long [s] the effort
+    lags the states, or ``"auto"`` to estimate it (module docstring, step 4b). Raises
+    :class:`ArmIdentifyError` (one line naming the problem) for bad input.
     """
     from fric_core.arm_identification.fit import fit_arm_friction
     from fric_core.arm_identification.joint_friction import write_joint_friction
     from fric_core.arm_identification.recording import read_arm_recording
     from fric_core.arm_identification.report import (ARM_REPORT_FILES, ArmReport, holdout_rms,
                                                      write_arm_report)
-    from fric_core.arm_identification.signals import prepare
+    from fric_core.arm_identification.signals import estimate_effort_lag, prepare
     from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
     import time
@@ -217,6 +266,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         user_progress(f"{msg} [{time.perf_counter() - start:.1f} s]")
 
     warnings: List[str] = []
+    effort_lag = parse_effort_lag(effort_lag)
     src = Path(recording)
     if not src.exists():
         raise ArmIdentifyError(f"{recording}: no such file or directory")
@@ -247,10 +297,17 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     q, effort = q[:, cols], effort[:, cols]
     v_meas = None if v_meas is None else v_meas[:, cols]
 
-    try:
-        prep = prepare(t, q, effort, v=v_meas, min_rows=MIN_SAMPLES)
-    except ValueError as e:
-        raise ArmIdentifyError(f"{src}: {str(e).removeprefix('t: ')}") from None
+    def prepared(lag: float):
+        try:
+            return prepare(t, q, effort, v=v_meas, min_rows=MIN_SAMPLES, effort_lag=lag)
+        except ValueError as e:
+            msg = str(e)
+            if msg.startswith("effort_lag:"):
+                raise ArmIdentifyError("--effort-lag:" + msg.removeprefix("effort_lag:")) \
+                    from None
+            raise ArmIdentifyError(f"{src}: {msg.removeprefix('t: ')}") from None
+
+    prep = prepared(0.0 if effort_lag == "auto" else effort_lag)
     M = len(prep)
     warnings += [s for s in prep.notes if "dropped" in s]
     k = _holdout_split(M, prep.segments, holdout)
@@ -259,6 +316,13 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                                f"holding out {M - k} (need {MIN_SAMPLES})")
     fit_rows, hold_rows = slice(0, k), slice(k, M)
     dv = _choose_dv(prep.v[fit_rows], prep.a[fit_rows], prep.var_v, prep.settle_time)
+    lag_est = None
+    if effort_lag == "auto":
+        lag_est = _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress,
+                                estimate_effort_lag, fit_arm_friction)
+        effort_lag = 0.0 if lag_est is None else lag_est.lag
+        if effort_lag != 0.0:
+            prep = prepared(effort_lag)  # the same rows: the shift uses the trimmed edges
     progress(f"fitting {k} samples ({prep.t[k - 1] - prep.t[0]:.3g} s; {M - k} held out), "
              f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
     try:
@@ -275,11 +339,20 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         raise ArmIdentifyError(msg) from None
     warnings += [str(w) for w in fit.warnings]
     fs = fit.to_joint_friction_set()
+    lag_std = None if lag_est is None or not math.isfinite(lag_est.std) else lag_est.std
+    provenance = {"effort_lag": float(f"{effort_lag:.4g}")}
+    if lag_est is not None:
+        provenance["effort_lag_estimate"] = float(f"{lag_est.estimate:.4g}")
+        if lag_std is not None:
+            provenance["effort_lag_std"] = float(f"{lag_std:.2g}")
+    fs = dataclasses.replace(fs, extra={**fs.extra, **provenance})
 
     out = make_out_dir(out_dir, "--out")
     progress(f"writing {out}")
+    how = " (auto)" if lag_est is not None else ""
     header = (f"fric identify {src} --urdf {urdf} (model {model}, dynamics {dynamics}, method "
-              f"{method}); {k} samples fitted, {M - k} held out")
+              f"{method}, effort lag {effort_lag:.4g} s{how}); {k} samples fitted, {M - k} held "
+              "out")
     fpath = write_joint_friction(out / OUTPUT_FILES[0], fs, header=header)
     urdf_param = str(Path(urdf_source).resolve())
     files = {OUTPUT_FILES[0]: fpath}
@@ -308,11 +381,57 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
                        cond=float(fit.cond), residual_std=residual_std,
                        determined=fit.determined, warnings=warnings,
-                       data_notes=[s for s in prep.notes if "dropped" not in s])
+                       data_notes=[s for s in prep.notes
+                                   if "dropped" not in s and not s.startswith("effort lag")],
+                       effort_lag=effort_lag, sample_step=dt,
+                       effort_lag_estimate=None if lag_est is None else lag_est.estimate,
+                       effort_lag_std=lag_std)
     files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
-                             residual_std=residual_std, warnings=warnings, fit=fit)
+                             residual_std=residual_std, warnings=warnings, fit=fit,
+                             effort_lag=effort_lag, effort_lag_std=lag_std)
+
+
+def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimate, fit_fn):
+    """``--effort-lag auto``: :func:`~fric_core.arm_identification.signals.estimate_effort_lag`
+    with least-squares fits (paper 003 eq. (5)) of the chosen model on a subsample of the fitted
+    rows; None with a warning when those fits fail.
+
+    The gear law is searched with the URDF's rigid body even under ``--dynamics identify``: the
+    gear law with the rigid body identified is a Gauss–Newton fit, ~1 s per 3000 rows of arm7
+    (seven of them would cost more than the identification itself), the others are linear least
+    squares. Wrong URDF inertias scale the lag's estimate by about M_true/M_urdf (the lag's
+    signature is M·q⃛·lag) and raise its std (the inertial misfit is residual).
+    """
+    import time
+
+    search = "urdf" if model == "gear" else dynamics
+
+    def residual(qs, vs, as_, es):
+        f = fit_fn(qs, vs, as_, es, dyn, dynamics=search, method="ols", dv=dv, law=model)
+        # the sum of squares of the rows outside the Δv band, from the fit's own normal equations
+        return (sum(f.residual_std[n] ** 2 * f.n_used[n] for n in f.residual_std),
+                sum(f.n_used.values()))
+
+    start = time.perf_counter()
+    try:
+        est = estimate(prep, residual, rows=np.arange(k), dv=dv)
+    except (ValueError, np.linalg.LinAlgError) as e:
+        warnings.append(f"effort lag not estimated ({' '.join(str(e).split())}): 0 assumed "
+                        "(give it with --effort-lag SECONDS)")
+        return None
+    progress(f"effort lag {est.lag * 1e3:.3g} ms: {_lag_words(est)} (least squares on "
+             f"{est.rows} rows, {time.perf_counter() - start:.1f} s)")
+    return est
+
+
+def _lag_words(est) -> str:
+    """How the ``auto`` lag was decided, in words (progress line)."""
+    std = (f" ± {est.std * 1e3:.2g}" if math.isfinite(est.std) else "")
+    what = (f"estimate {est.estimate * 1e3:.3g}{std} ms = {est.estimate / est.step:.2f} samples "
+            f"of {est.step * 1e3:.3g} ms")
+    return what + ("" if est.significant else ", not significant: 0 used")
 
 
 def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,

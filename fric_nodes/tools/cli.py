@@ -107,7 +107,7 @@ _STAGE_ONLY = {"joint": "--joint", "joint_states_topic": "--joint-states-topic",
                "accel_noise": "--accel-noise", "vel_noise": "--vel-noise", "K": "--K",
                "B": "--B", "dt": "--dt", "mass": "--mass", "yaml": "--yaml"}
 _ARM_ONLY = {"topic": "--topic", "joints": "--joints", "model": "--model",
-             "dynamics": "--dynamics"}
+             "dynamics": "--dynamics", "effort_lag": "--effort-lag"}
 
 
 def _joint_list(text: str) -> list[str]:
@@ -119,6 +119,16 @@ def _joint_list(text: str) -> list[str]:
     if dup:
         raise argparse.ArgumentTypeError(f"joint(s) named twice: {', '.join(dup)}")
     return names
+
+
+def _effort_lag(text: str):
+    """``auto`` or SECONDS of --effort-lag."""
+    from fric_nodes.tools.arm_identify import ArmIdentifyError, parse_effort_lag
+
+    try:
+        return parse_effort_lag(text)
+    except ArmIdentifyError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--effort-lag: ")) from None
 
 
 def _identify_arm(ns: argparse.Namespace) -> int:
@@ -137,7 +147,7 @@ def _identify_arm(ns: argparse.Namespace) -> int:
         print(f"fric identify: error: {problem}", file=sys.stderr)
         return 2
     from fric_core.arm_identification.report import format_value
-    from fric_nodes.tools.arm_identify import identify_arm
+    from fric_nodes.tools.arm_identify import DEFAULT_EFFORT_LAG, identify_arm
 
     def progress(msg: str) -> None:
         print(f"fric identify: {msg}", file=sys.stderr, flush=True)
@@ -149,6 +159,8 @@ def _identify_arm(ns: argparse.Namespace) -> int:
             res = identify_arm(ns.input, ns.urdf, ns.out, topic=ns.topic or "joint_states",
                                joints=ns.joints, model=ns.model or "asymmetric",
                                dynamics=ns.dynamics or "identify", method=ns.method,
+                               effort_lag=(DEFAULT_EFFORT_LAG if ns.effort_lag is None
+                                           else ns.effort_lag),
                                progress=progress)
         except (ValueError, OSError) as e:
             print(f"fric identify: error: {' '.join(str(e).split())}", file=sys.stderr)
@@ -162,7 +174,8 @@ def _identify_arm(ns: argparse.Namespace) -> int:
     fs = res.friction
     keys = ["Cp", "Cn", "bp", "bn"] + (["eta_f", "eta_b", "eta_product"] if fs.model == "gear"
                                        else [])
-    print(f"# {ns.input}: model {fs.model}, dynamics {fs.dynamics}, method {fs.method}")
+    print(f"# {ns.input}: model {fs.model}, dynamics {fs.dynamics}, method {fs.method}, "
+          f"effort lag {res.effort_lag * 1e3:.3g} ms")
     print("| joint | " + " | ".join(keys) + " | held-out RMS [N·m] |")
     print("|---" * (len(keys) + 2) + "|")
     for name, jf in fs.joints.items():
@@ -297,6 +310,10 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
     arm.add_argument("--dynamics", choices=("identify", "urdf"), default=None,
                      help="identify the rigid-body base parameters jointly (default), or trust "
                           "the URDF's inertias")
+    arm.add_argument("--effort-lag", type=_effort_lag, default=None, metavar="{auto,SECONDS}",
+                     help="how long the recorded effort lags the positions: auto (default) "
+                          "estimates it (a command held over the step ending at its stamp lags "
+                          "half a step; a torque sensor 0), or give it in seconds, e.g. 0")
     p.add_argument("--joint", default=None,
                    help="joint name in joint_states and in the parameter file "
                         "(default stage_joint)")
