@@ -297,6 +297,21 @@ def test_failing_identification_ends_ros2_launch_with_nonzero_status(tools):
     assert rc != 0 and wall < FAIL_WITHIN
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "ros2 launch: the launch frontend strips the quotes of value=\"'$(var hand_script)'\" and "
+    "launch_ros reads the rest as YAML 1.1, where 5:2 is the sexagesimal integer 302; fric "
+    "launch passes the string. A fix: <param ... type=\"str\"/> (launch_ros supports it; fric "
+    "launch would have to accept it)"))
+def test_one_segment_hand_script_is_a_string_under_ros2_launch(tools):
+    """``hand_script:=5:2`` (5 s at 2 N) is a valid script: fric launch runs it, and ros2 launch
+    must hand the stage the same string, not a number."""
+    args = {"sync": "lockstep", "duration": "0.5", "hand_script": "5:2", "record": "false"}
+    rc, text, wall = _launch(tools, "ros2", "haptic_render.launch.xml", args, "ros2_hand_5_2")
+    tools.assert_nothing_left()
+    assert "got an integer" not in text, text[-3000:]
+    assert rc == 0 and "hand '5:2'" in text, text[-3000:]
+
+
 # --- a live graph: node list, topic hz, param set, Ctrl-C ----------------------------------------
 
 @pytest.fixture(scope="module")
