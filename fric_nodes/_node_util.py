@@ -12,13 +12,14 @@ SingleThreadedExecutor (see friction_renderer.main), so it is the default.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import signal
 import sys
 import threading
 import time
 import traceback
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import rclpy
@@ -41,7 +42,7 @@ RCLError = _rclpy_impl.RCLError
 
 __all__ = ["FricNode", "declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
            "Housekeeping", "RejectLog", "InternalErrors", "guarded", "ServiceThread",
-           "rejected_change", "status", "run_node", "report_fatal"]
+           "rejected_change", "status", "run_node", "report_fatal", "stop_signals"]
 
 
 class FricNode(Node):
@@ -425,19 +426,25 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
     events). Returns 0; 1 when a callback raised or a node set ``fatal_error`` (one of its own
     threads stopped): the error is logged with its traceback, reported as an ERROR status on
     /diagnostics, and ``on_stop`` still gives the final safe output. No thread dies silently.
+
+    SIGINT/SIGTERM, any number of them from the moment ``run_node`` is called (before
+    ``rclpy.init``), end the loop and the node exits cleanly (``on_stop``, status 0): see
+    :func:`stop_signals`. With ``args=None`` (the node's own process) both signals stay ignored
+    after the return, until the process has exited; with ``args`` (in-process) the previous
+    handlers are restored.
     """
+    stop: list[int] = []
+    with stop_signals(stop, restore=args is not None):
+        return _run_node(factory, prog, args, done, on_stop, stop)
+
+
+def _run_node(factory, prog, args, done, on_stop, stop: list[int]) -> int:
     argv = list(sys.argv[1:] if args is None else args)
     parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--executor", choices=("events", "single"), default="events")
     if not init_ros(prog, argv):
         return 1
     opts, _ = parser.parse_known_args(remove_ros_args(["prog"] + argv)[1:])
-    stop = []
-
-    def on_signal(signum, _frame):
-        stop.append(signum)
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     made = None
     nodes: tuple = ()
     try:
@@ -482,8 +489,36 @@ def run_node(factory: Callable[[], object], prog: str, args=None, *,
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
-        for s, h in old.items():
-            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def stop_signals(stop: list[int], restore: bool = True) -> Iterator[list[int]]:
+    """SIGINT and SIGTERM append their number to ``stop`` inside the block, however many arrive
+    and whenever (during spin, in a service callback, while the node shuts down): the node's loop
+    watches ``stop``, nothing is ever raised. Python's default SIGINT handler raises
+    KeyboardInterrupt wherever the main thread is, and inside a pybind11 call of rclpy (a service
+    or node being destroyed) that aborts the process (``terminate called after throwing an
+    instance of 'pybind11::error_already_set' what(): KeyboardInterrupt``, exit -6); ``ros2
+    launch`` sends SIGINT twice on Ctrl-C (the terminal's to every process, then its own).
+
+    On leaving the block: ``restore`` puts the previous handlers back (a node run in-process, by
+    a test); ``restore=False`` (a node's own process: ``run_node`` with ``args=None``) ignores
+    both signals from then on (SIG_IGN), so a late one cannot interrupt the interpreter's exit.
+    Only on the main thread (elsewhere a no-op: Python delivers signals to the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_signal(signum, _frame):
+        stop.append(signum)
+
+    sigs = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, on_signal) for s in sigs}
+    try:
+        yield stop
+    finally:
+        for s in sigs:
+            signal.signal(s, previous[s] if restore else signal.SIG_IGN)
 
 
 def _fatal_error(nodes) -> str | None:

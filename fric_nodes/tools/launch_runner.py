@@ -38,6 +38,9 @@ __all__ = ["LaunchError", "NodeSpec", "LaunchDescription", "parse_launch", "run"
            "default_log_dir"]
 
 PACKAGE = "fric"
+# launch/fail_on_node_death.launch.py: makes ros2 launch end with status 1 when a node dies, the
+# rule run() applies anyway. An <include> of it is the one non-XML include fric launch accepts.
+FAIL_ON_NODE_DEATH = "fail_on_node_death.launch.py"
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -83,6 +86,7 @@ class LaunchDescription:
     file: Path
     nodes: list[NodeSpec]
     arguments: dict[str, str]
+    fail_on_node_death: bool = False    # includes FAIL_ON_NODE_DEATH (ros2 launch then fails too)
 
     def __iter__(self) -> Iterator[NodeSpec]:
         return iter(self.nodes)
@@ -269,6 +273,7 @@ class _Parser:
         self.declared: set[str] = set()
         self.nodes: list[NodeSpec] = []
         self.files: list[Path] = []          # include stack, for $(dirname) and cycle checks
+        self.fail_on_node_death = False      # the file includes FAIL_ON_NODE_DEATH
         self.el: _El | None = None           # element being processed, for error locations
 
     # errors and attributes
@@ -407,7 +412,8 @@ class _Parser:
         if not path.is_file():
             raise self.err(f"included launch file {path} does not exist")
         if not path.name.endswith(".xml"):
-            raise self.err(f"{path.name}: fric launch reads XML launch files only")
+            raise self.err(f"{path.name}: fric launch reads XML launch files only (the one "
+                           f"Python launch file it knows is {FAIL_ON_NODE_DEATH})")
         self.files.append(path)
         try:
             root = _read_xml(path)
@@ -460,6 +466,14 @@ class _Parser:
         if not os.path.isabs(file):
             raise self.err(f"<include file={file!r}>: use an absolute path, e.g. "
                            f"$(dirname)/{file} or {_absolute_hint(file, 'launch')}", el)
+        if os.path.basename(file) == FAIL_ON_NODE_DEATH:
+            # ros2 launch's half of the rule run() always applies: nothing to start here
+            if el.children:
+                raise self.err(f"<include file=.../{FAIL_ON_NODE_DEATH}> takes no <arg>", el)
+            if not os.path.isfile(file):
+                raise self.err(f"included launch file {file} does not exist", el)
+            self.fail_on_node_death = True
+            return
         for a in el.children:     # like ros2 launch: set in the current (unscoped) context
             scope.vars[self.attr(a, "name", scope)] = self.attr(a, "value", scope)
         self.parse_file(Path(file), scope)
@@ -543,7 +557,8 @@ def parse_launch(path: str | os.PathLike, args: dict[str, str] | None = None) ->
         raise LaunchError(f"{file}: unknown launch argument(s) {', '.join(unknown)} (declared: "
                           f"{', '.join(sorted(parser.declared)) or 'none'})")
     return LaunchDescription(file, parser.nodes,
-                             {k: v for k, v in scope.vars.items() if k in parser.declared})
+                             {k: v for k, v in scope.vars.items() if k in parser.declared},
+                             parser.fail_on_node_death)
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -706,18 +721,27 @@ class _Runner:
                 self.say(f"{c.spec.label} (pid {c.proc.pid}) killed, exit code {_describe(c.code)}")
 
     def loop(self) -> None:
-        """Until a signal arrives or a child exits; then decide whether that was a failure."""
+        """Until a signal arrives, a child exits non-zero, an ``on_exit="shutdown"`` child exits
+        or every child has exited. A child without ``on_exit="shutdown"`` exiting 0 ends nothing
+        (as under ``ros2 launch``); any non-zero exit is a failure."""
         while not self.signals:
-            exited = self.poll()
-            for c in exited:
-                if c.spec.on_exit_shutdown and c.code == 0:
+            end = False
+            for c in self.poll():
+                if c.code != 0:
+                    end = self.failed = True
+                    self.say(f"{c.spec.label} (pid {c.proc.pid}) died with exit code "
+                             f"{_describe(c.code)}")
+                elif c.spec.on_exit_shutdown:
+                    end = True
                     self.say(f'{c.spec.label} (pid {c.proc.pid}) exited with code 0 and has '
                              f'on_exit="shutdown": shutting down')
                 else:
-                    self.failed = True
-                    self.say(f"{c.spec.label} (pid {c.proc.pid}) died with exit code "
-                             f"{_describe(c.code)}")
-            if exited:
+                    self.say(f"{c.spec.label} (pid {c.proc.pid}) exited with code 0; the "
+                             f"others go on")
+            if end:
+                return
+            if not self.running():
+                self.say("every process has exited")
                 return
             time.sleep(0.05)
         self.say(f"received {self.signals[0]}: shutting down")
@@ -745,9 +769,10 @@ def run(description: LaunchDescription | Iterable[NodeSpec], *, sigterm_timeout:
         sigkill_timeout: float = 5.0, log_dir: str | os.PathLike | None = None,
         stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """Start every node, each in its own process group, prefix their output lines with
-    ``[label]``, and wait. Returns 0 after a clean stop (SIGINT/SIGTERM to this process, or an
-    ``on_exit="shutdown"`` node exiting 0); 1 when a node died, failed to stop on SIGINT/SIGTERM
-    and had to be killed, or exited with an error while stopping.
+    ``[label]``, and wait. Returns 0 after a clean stop (SIGINT/SIGTERM to this process, an
+    ``on_exit="shutdown"`` node exiting 0, or every node having exited 0); 1 when a node exited
+    non-zero, failed to stop on SIGINT/SIGTERM and had to be killed, or exited with an error
+    while stopping. A node without ``on_exit="shutdown"`` exiting 0 ends nothing.
 
     Shutdown: SIGINT to every child, SIGTERM to those still running after ``sigterm_timeout``,
     SIGKILL after a further ``sigkill_timeout``. Signal handlers are installed only when called

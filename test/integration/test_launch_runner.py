@@ -392,12 +392,23 @@ def test_on_exit_shutdown_child_exiting_0_ends_the_launch_cleanly(tmp_path, fake
     err = capsys.readouterr().err
     assert 'exit0-3' in err and 'on_exit="shutdown": shutting down' in err
     assert not any(_alive(p) for p in pids.values())
-    # without on_exit="shutdown", a node ending (even with 0) is a failure of the launch
-    for p in fakes.state.iterdir():
-        p.unlink()
-    f.write_text(f.read_text().replace(' on_exit="shutdown"', ''))
-    assert run(parse_launch(f)) == 1
-    assert 'died with exit code 0' in capsys.readouterr().err
+
+
+def test_child_exiting_0_without_on_exit_ends_nothing(tmp_path, fakes, monkeypatch, capsys):
+    """As under ros2 launch: a node without on_exit="shutdown" that exits 0 leaves the others
+    running; the launch ends (status 0) when every node has exited."""
+    monkeypatch.setenv('FAKE_WAIT_FOR', '2')
+    f = _write(tmp_path / 'a.launch.xml', '''
+        <launch>
+          <node exec="exit0" name="first"/>
+          <node exec="exit0" name="second"/>
+        </launch>
+    ''')
+    assert run(parse_launch(f)) == 0
+    err = capsys.readouterr().err
+    assert 'exited with code 0; the others go on' in err
+    assert 'every process has exited' in err and 'done: exit status 0' in err
+    assert 'died' not in err
 
 
 def test_children_ignoring_sigint_are_escalated(tmp_path, fakes, monkeypatch, capsys):
@@ -511,3 +522,44 @@ def test_command_line_is_what_rcl_expects(tmp_path, capsys):
     assert got['args'] == ['--foo', 'a b']
     assert {k: got['params'][k] for k in ('rate', 'quoted', 'flag', 'gains', 'from_file')} == \
         {'rate': 1000, 'quoted': '1', 'flag': True, 'gains': [1.0, 2.5], 'from_file': 42}
+
+
+def test_include_of_fail_on_node_death_is_the_one_python_include(tmp_path, fakes):
+    """fric launch applies launch/fail_on_node_death.launch.py's rule itself: the include starts
+    nothing and is recorded; any other Python include is refused, as is one with <arg>s."""
+    policy = tmp_path / 'fail_on_node_death.launch.py'
+    policy.write_text((ROOT / 'launch' / 'fail_on_node_death.launch.py').read_text())
+    f = _write(tmp_path / 'a.launch.xml', '''
+        <launch>
+          <include file="$(dirname)/fail_on_node_death.launch.py"/>
+          <node exec="sleeper" name="one"/>
+        </launch>
+    ''')
+    desc = parse_launch(f)
+    assert desc.fail_on_node_death and [n.node_name for n in desc] == ['/one']
+    (tmp_path / 'other.launch.py').write_text('')
+    f.write_text(f.read_text().replace('fail_on_node_death', 'other'))
+    with pytest.raises(LaunchError, match='XML launch files only .*fail_on_node_death'):
+        parse_launch(f)
+    f.write_text(f.read_text().replace(
+        '<include file="$(dirname)/other.launch.py"/>',
+        '<include file="$(dirname)/fail_on_node_death.launch.py"><arg name="x" value="1"/>'
+        '</include>'))
+    with pytest.raises(LaunchError, match='takes no <arg>'):
+        parse_launch(f)
+
+
+@pytest.mark.parametrize('name', ['haptic_render', 'identify_and_render', 'arm_transmission',
+                                  'arm_friction'])
+def test_every_launch_file_fails_on_node_death_under_ros2_launch_too(name):
+    """Each shipped launch file includes fail_on_node_death.launch.py (ros2 launch then ends with
+    status 1 when a node dies, as fric launch does) before any node, and its rviz2 node (when it
+    has one) comes first among the nodes: without rviz2, rviz:=true fails before anything
+    starts under both runners."""
+    text = (ROOT / 'launch' / f'{name}.launch.xml').read_text()
+    include = text.index('<include file="$(dirname)/fail_on_node_death.launch.py"/>')
+    first_node = text.index('<node ')
+    assert include < first_node
+    if 'exec="rviz2"' in text:
+        assert text.index('exec="rviz2"') < text.index('<node ', first_node + 1)
+    assert parse_launch(ROOT / 'launch' / f'{name}.launch.xml').fail_on_node_death
