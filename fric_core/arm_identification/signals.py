@@ -45,6 +45,28 @@ positions only, or an unfiltered velocity, and never an acceleration. This modul
   viscous errors 0.007–0.009. The rigid-body columns lose nothing either way: the excitation's
   band (≤ 1–2 Hz) is far below the cutoff (:func:`~.synthetic.simulate_arm_recording`, then
   :func:`prepare`, then :func:`~.fit.fit_arm_friction`; test_arm_signals.py checks it).
+
+Effort lag (``prepare(..., effort_lag=τ)``, :func:`estimate_effort_lag`). The fit relates the
+effort at a stamp t to the zero-phase q, v, a at t. A *commanded* effort held over the step that
+ends at its stamp (ros2_control's commanded effort; fric's ``transmission_sim`` publishes the
+torque applied over the step that ended at the stamp) produced the step's mean acceleration
+``(v_k − v_{k−1})/dt = q̈(t_k − dt/2) + O(dt²)``: it lags the states by half a step. Left in, the
+inertial torque of a motion at ω carries ``M·q⃛·dt/2 = −M·ω²·(dt/2)·q̇``, an apparent viscosity
+``M·ω²·dt/2`` (arm7 at 1 kHz: joint_a2's bp +0.033 N·m·s/rad, 28 std). A measured torque (a
+joint torque sensor) has no such lag, so the lag is a property of the recording, not of the
+method. It is undone on the states, not on the effort: q, v, a are evaluated at ``t − τ`` by
+cubic interpolation of the low-passed signals (flat to ~(ω·dt)⁴ far below the cutoff); shifting
+the raw effort instead would interpolate its white noise — half-way between two samples the
+interpolated noise has half the variance and neighbouring residuals become correlated, which
+would bias both the stds and the search below towards half-sample lags. The shift reads the
+edge rows the trim drops anyway: no row is lost. ``estimate_effort_lag`` finds τ by least
+squares: cheap least-squares fits of the model (paper 003 eq. (5)) on a subsample of rows at
+:data:`LAG_GRID` lags over ``[0, 1.5]`` samples, the vertex of the parabola through the
+smallest residual sum of squares and its neighbours, its std from that parabola's curvature;
+used when ≥ :data:`LAG_SIGNIFICANCE` std (an insignificant estimate would only add its
+scatter to the viscous terms it is nearly collinear with). test_arm_effort_lag.py checks it: a
+held effort's lag is half a step and the viscous terms return to within 3 std of the truth;
+an instantaneous effort gives an insignificant estimate and an unchanged fit.
 """
 
 from __future__ import annotations
@@ -54,7 +76,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.interpolate
 import scipy.signal
 
 __all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData",
@@ -509,7 +530,7 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
         Fewest rows the result may have.
     effort_lag : float
         How long [s] the effort lags the states (module docstring, "Effort lag"): the filtered
-        ``q``, ``v``, ``a`` are evaluated at ``t − effort_lag`` (a cubic spline through the
+        ``q``, ``v``, ``a`` are evaluated at ``t − effort_lag`` (cubic interpolation of the
         low-passed signals, per segment, from the rows the edge trim drops: no row is lost);
         the effort stays the raw sample at ``t``. 0 (default): a measured torque, sampled with
         the state. At most the edge trim's duration either way.
@@ -701,9 +722,9 @@ def lagged_states(prep: PreparedData, lag: float, rows=None):
     Returns
     -------
     q, v, a : (R, n) ndarray
-        ``prep``'s filtered states at ``t − lag``, a cubic spline in time through each segment
-        (the states are low-passed far below the sampling rate: the spline is exact to
-        ~(ω·dt)⁴ at ω).
+        ``prep``'s filtered states at ``t − lag``, cubic interpolation in time within each
+        segment (the states are low-passed far below the sampling rate: exact to ~(ω·dt)⁴ at
+        ω).
     """
     rows = np.arange(len(prep)) if rows is None else np.asarray(rows, dtype=int)
     shift = float(lag) - float(prep.effort_lag)
@@ -720,14 +741,26 @@ def lagged_states(prep: PreparedData, lag: float, rows=None):
 
 
 def _shifted(ts, x, at):
-    """``x`` (sampled at ``ts``) at the times ``at``: a cubic spline (a segment of one or two
-    rows: linear). Why not linear interpolation: between samples it is a low-pass (gain
-    cos(π f dt) half-way), which removes a few % of the acceleration's noise near the cutoff and
-    so lowers the residual at every fractional lag — the lag search would prefer ~0.05–0.1
-    sample over 0 on a quantised encoder; the spline's gain is flat to ~1e-6 there."""
-    if ts.size < 3:
+    """``x`` (sampled at ``ts``, increasing) at the times ``at``: the cubic through the four
+    samples around each time (Lagrange on the actual stamps; at a segment's ends the end four,
+    extrapolating; a segment of fewer than four rows: linear). Why not linear interpolation:
+    between samples it is a low-pass (gain cos(π f dt) half-way), which removes a few % of the
+    acceleration's noise near the cutoff and so lowers the residual at every fractional lag —
+    the lag search preferred 0.04–0.1 sample over 0 on a quantised encoder; the cubic's gain is
+    flat to ~(2π f dt)⁴/100, 3e-6 at the 20 Hz cutoff and 1 kHz. Local, so O(rows)."""
+    m = ts.size
+    if m < 4:
         return np.column_stack([np.interp(at, ts, x[:, j]) for j in range(x.shape[1])])
-    return scipy.interpolate.CubicSpline(ts, x, axis=0)(at)
+    left = np.clip(np.searchsorted(ts, at, side="right") - 2, 0, m - 4)
+    nodes = [ts[left + k] for k in range(4)]
+    out = np.zeros((at.size, x.shape[1]))
+    for k in range(4):
+        w = np.ones(at.size)
+        for m_ in range(4):
+            if m_ != k:
+                w *= (at - nodes[m_]) / (nodes[k] - nodes[m_])
+        out += w[:, None] * x[left + k]
+    return out
 
 
 @dataclass(frozen=True)

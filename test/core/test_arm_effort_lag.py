@@ -114,7 +114,7 @@ def test_prepare_takes_the_states_at_t_minus_the_lag():
         assert np.max(np.abs(got - ref)) > 0.5 * w * lag * scale
     # lagged_states re-evaluates a prepared recording at another lag: the same states
     q2, v2, a2 = lagged_states(p0, lag)
-    # (to the spline's end conditions: the first row, extrapolated 0.6 sample, 8e-8 relative)
+    # (but at the first row, extrapolated 0.6 sample from the trimmed data: 8e-8 relative)
     for got, ref in ((q2, p.q), (v2, p.v), (a2, p.a)):
         assert np.max(np.abs(got - ref)) < 2e-7 * np.max(np.abs(ref))
         assert np.max(np.abs(got[1:] - ref[1:])) < 2e-8 * np.max(np.abs(ref))

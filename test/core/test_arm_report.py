@@ -148,3 +148,26 @@ def test_write_arm_report_files(tmp_path):
                                                          np.zeros((0, 3)))
     paths = write_arm_report(rep, tmp_path / "r2")
     assert "Nothing was held out." in paths[2].read_text(encoding="utf-8")
+
+
+def test_effort_lag_line_says_what_was_undone_and_how_it_was_chosen():
+    rep = _report(JointFrictionSet(LAWS, model="asymmetric", dynamics="identify",
+                                   method="eiv", dv=DV))
+    rep.sample_step = 0.002
+    # given 0: states and effort at the same instant (a torque sensor)
+    assert ("Effort lag 0, given (`--effort-lag`): states and effort taken at the same "
+            "instant.") in summary_markdown(rep)
+    # estimated and significant: the value, in samples, its std, and what the fit did with it
+    rep.effort_lag, rep.effort_lag_estimate, rep.effort_lag_std = 1.02e-3, 1.02e-3, 3.5e-5
+    text = summary_markdown(rep)
+    assert ("Effort lag 1.02 ms (0.51 samples of 2 ms), estimated from the data (`--effort-lag "
+            "auto`: 1.02 ms ± 0.035 ms): q, v, a were taken at t − lag, the effort at its stamp "
+            "t.") in text
+    assert "half a step" in text
+    # estimated but not significant: 0 used, the estimate still shown
+    rep.effort_lag, rep.effort_lag_estimate = 0.0, 4e-5
+    assert ("Effort lag 0, estimated from the data (`--effort-lag auto`: 0.04 ms ± 0.035 ms, not "
+            "significantly above 0: 0 used)") in summary_markdown(rep)
+    # no NaN when the estimate had no std (a flat residual curve)
+    rep.effort_lag_std = None
+    assert "nan" not in summary_markdown(rep).lower()

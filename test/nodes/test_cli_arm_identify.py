@@ -76,11 +76,16 @@ def test_bag_end_to_end(data, tmp_path):
     assert "Traceback" not in r.stderr
     # progress of the long steps on stderr
     for step in ("fric identify: reading", "fric identify: read 4000 samples of 2 joints",
-                 "fric identify: fitting", "fric identify: writing"):
+                 "fric identify: effort lag 0 ms: estimate ", "fric identify: fitting",
+                 "fric identify: writing"):
         assert step in r.stderr, r.stderr
     fs = read_joint_friction(out / "joint_friction.yaml")
     assert fs.names == ["joint1", "joint2"]
     assert (fs.model, fs.dynamics, fs.method) == ("asymmetric", "identify", "eiv")
+    # the simulated effort is the torque at its stamp (a torque sensor): --effort-lag auto (the
+    # default) finds no lag, and the file says so
+    assert fs.extra["effort_lag"] == 0.0
+    assert 0.0 <= fs.extra["effort_lag_estimate"] < 3 * fs.extra["effort_lag_std"]
     for name, jf in fs.joints.items():  # the tolerances, each with its std
         t = TRUE[name]
         for k in ("Cp", "Cn"):
@@ -109,6 +114,7 @@ def test_bag_end_to_end(data, tmp_path):
     for name in ARM_REPORT_FILES:
         assert (out / name).is_file(), name
     text = (out / "report.md").read_text(encoding="utf-8")
+    assert "Effort lag 0, estimated from the data (`--effort-lag auto`: " in text
     rows = [ln for ln in text.splitlines() if ln.startswith("| joint") and "|" in ln[8:]]
     rms = {ln.split("|")[1].strip(): (float(ln.split("|")[2]), float(ln.split("|")[3]))
            for ln in rows if ln.split("|")[2].strip()[:1].isdigit()}
@@ -224,6 +230,15 @@ def test_bad_input_one_line_exit_2(data, tmp_path, capsys):
     # arm-only options without --urdf
     assert main(["identify", str(d / "arm.csv"), "--model", "gear", "--out", out]) == 2
     assert "--model applies only to an arm" in capsys.readouterr().err
+    assert main(["identify", str(d / "arm.csv"), "--effort-lag", "0", "--out", out]) == 2
+    assert "--effort-lag applies only to an arm" in capsys.readouterr().err
+    # --effort-lag: auto or seconds; longer than the filter's edge trim is refused by name
+    with pytest.raises(SystemExit) as exc:
+        main(["identify", str(d / "arm.csv"), "--urdf", "planar_2link", "--out", out,
+              "--effort-lag", "soon"])
+    assert exc.value.code == 2
+    assert "--effort-lag: expected auto or a lag in seconds" in capsys.readouterr().err
+    _one_line_error(*run(d / "arm.csv", "--effort-lag", "1"), "--effort-lag: 1 s is longer than")
     assert not os.path.exists(out)  # nothing written by any of these
 
 
@@ -237,8 +252,12 @@ def test_nan_rows_dropped_with_a_warning(data, tmp_path):
     write_arm_csv(tmp_path / "holes.csv", holes)
     out = tmp_path / "holes"
     r = _run(tmp_path / "holes.csv", "--urdf", "planar_2link", "--out", out, "--dynamics",
-             "urdf", "--method", "ols", cwd=tmp_path)
+             "urdf", "--method", "ols", "--effort-lag", "0.0005", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    assert "effort lag 0.5 ms" in r.stdout  # a given lag: used as given, said so
+    assert read_joint_friction(out / "joint_friction.yaml").extra == {"effort_lag": 0.0005}
+    assert ("Effort lag 0.5 ms (0.10 samples of 5 ms), given (`--effort-lag`)"
+            in (out / "report.md").read_text(encoding="utf-8"))
     assert "fric identify: warning: 3 of 4000 rows with a missing (NaN) value dropped" in r.stderr
     assert "3 of 4000 rows" in (out / "report.md").read_text(encoding="utf-8")
     fs = read_joint_friction(out / "joint_friction.yaml")
