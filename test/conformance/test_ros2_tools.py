@@ -29,7 +29,9 @@ What is asserted:
 * ``ros2 run`` of every executable: each node starts, answers in the graph and stops cleanly on
   SIGINT; ``ros2 service call`` of the identifier's Trigger runs an identification;
 * a failing identification (``amplitude:=0.05``: the stroke leaves the stage's travel) ends
-  ``ros2 launch fric identify_and_render.launch.xml`` with a non-zero status within seconds.
+  ``ros2 launch fric identify_and_render.launch.xml`` with a non-zero status within seconds;
+  ``rviz:=true`` without rviz2 fails with nothing left running; an invalid ``<choice>`` is refused
+  by both runners (ros2 launch status 1, fric launch 2) before anything starts.
 """
 
 from __future__ import annotations
@@ -285,16 +287,46 @@ def test_lockstep_physics_bit_identical_under_ros2_launch_and_fric_launch(tools)
 
 def test_failing_identification_ends_ros2_launch_with_nonzero_status(tools):
     """The stroke of amplitude 0.05 m leaves the probe stage's +-15 mm travel: the identifier
-    refuses the run and exits 1 (exit_on_failure); the launch must end, non-zero, at once."""
+    refuses the run and exits 1 (exit_on_failure); the launch must end, non-zero, at once
+    (launch/fail_on_node_death.launch.py), and leave nothing running."""
     file = "identify_and_render.launch.xml"
     args = _args(file, tools.tmp, amplitude="0.05", out_dir="{tmp}/ir_fail")
     rc, text, wall = _launch(tools, "ros2", file, args, "ros2_identify_fail", timeout=FAIL_WITHIN)
     tools.assert_nothing_left()
     assert "refused: amplitude" in text, text[-4000:]
-    if rc is None or rc == 0:
-        pytest.xfail(f"ros2 launch did not fail: exit status {rc} after {wall:.1f} s (issue 16: "
-                     "the launch files must end a failed run with a non-zero status)")
-    assert rc != 0 and wall < FAIL_WITHIN
+    assert rc is not None, f"ros2 launch still running {FAIL_WITHIN:g} s after the failure:\n" \
+                           + text[-4000:]
+    assert rc != 0, f"ros2 launch exited {rc} after a failed identification:\n{text[-4000:]}"
+    print(f"\nfailed identification: ros2 launch exit status {rc} after {wall:.1f} s")
+
+
+def test_invalid_choice_is_refused_before_anything_starts(tools):
+    """An argument outside its <choice>s: ros2 launch exits 1, fric launch 2 (docs/launch.md);
+    both name the argument and its valid values, and start nothing."""
+    file = "haptic_render.launch.xml"
+    r = tools.run("launch", "fric", file, "backend:=usb", timeout=60)
+    assert r.returncode == 1, r.stdout
+    assert 'Argument "backend" provided value "usb" is not valid' in r.stdout, r.stdout
+    assert "process started" not in r.stdout, r.stdout
+    f = subprocess.run(pipeline.launch_command({"backend": "usb"}, file), env=tools.env,
+                       cwd=tools.tmp, capture_output=True, text=True, timeout=60)
+    assert f.returncode == 2, f.stdout + f.stderr
+    assert "launch argument 'backend' is 'usb', not one of sim, serial" in f.stderr, f.stderr
+
+
+@pytest.mark.parametrize("file", [f for f in sorted(SHORT_RUN) if "rviz" in
+                                  (ROOT / "launch" / f).read_text()])
+def test_rviz_without_rviz2_leaves_nothing_running(tools, file):
+    """``rviz:=true`` where rviz2 is not installed: the launch fails at once and no node of it
+    is left running (none may even start)."""
+    if tools.run("pkg", "prefix", "rviz2", timeout=30).returncode == 0:
+        pytest.skip("rviz2 is installed here")
+    args = _args(file, tools.tmp, rviz="true", out_dir="{tmp}/rviz_" + file.split(".")[0])
+    rc, text, wall = _launch(tools, "ros2", file, args, "ros2_rviz_" + file.split(".")[0],
+                             timeout=FAIL_WITHIN)
+    tools.assert_nothing_left()
+    assert rc not in (None, 0), f"exit status {rc} after {wall:.1f} s:\n{text[-4000:]}"
+    assert "rviz2" in text and "process started" not in text, text[-4000:]
 
 
 @pytest.mark.xfail(strict=False, reason=(
