@@ -112,7 +112,10 @@ class ArmRecording:
 
     def prepare(self, **options) -> PreparedData:
         """:func:`.signals.prepare` of this recording (its measured ``v`` when it has one);
-        ``options``: ``cutoff_hz``, ``order``, ``max_gap``, ``filter_effort``, ``min_rows``."""
+        ``options``: ``cutoff_hz``, ``order``, ``max_gap``, ``filter_effort``, ``min_rows``,
+        ``effort_lag`` (how long [s] the effort lags the states: a command held over the step
+        ending at its stamp lags by half a step, a torque sensor by 0; ``fric identify
+        --effort-lag auto`` estimates it)."""
         return prepare(self.t, self.q, self.effort, v=self.v, **options)
 
 

@@ -65,7 +65,8 @@ class ArmReport:
     (gaps, segments, trimmed rows); ``warnings``: one line each; ``effort_lag`` [s]: the
     effort's lag behind the states that the fit undid (q, v, a taken at ``t − effort_lag``);
     ``effort_lag_estimate``, ``effort_lag_std`` [s]: the ``auto`` estimate and its std (None when
-    the lag was given); ``sample_step`` [s]: the recording's sampling step.
+    the lag was given); ``effort_lag_consistent``: False when the recording's two halves gave
+    different lags (then 0 was used); ``sample_step`` [s]: the recording's sampling step.
     """
 
     friction: JointFrictionSet
@@ -88,6 +89,7 @@ class ArmReport:
     effort_lag_estimate: Optional[float] = None
     effort_lag_std: Optional[float] = None
     sample_step: float = math.nan
+    effort_lag_consistent: bool = True
 
     @property
     def joints(self) -> List[str]:
@@ -305,7 +307,12 @@ def _effort_lag_line(report: ArmReport) -> str:
         sd = report.effort_lag_std
         spread = f" ± {_ms(sd)}" if sd is not None and math.isfinite(sd) else ""
         how = f"estimated from the data (`--effort-lag auto`: {_ms(est)}{spread}"
-        how += ")" if lag else ", not significantly above 0: 0 used)"
+        if lag:
+            how += ")"
+        elif not report.effort_lag_consistent:
+            how += ", but the recording's halves disagree: not determined, 0 used)"
+        else:
+            how += ", not significantly above 0: 0 used)"
     what = ("q, v, a were taken at t − lag, the effort at its stamp t" if lag else
             "states and effort taken at the same instant")
     return (f"Effort lag {_ms(lag) if lag else '0'}{samples}, {how}: {what}. A command held over "

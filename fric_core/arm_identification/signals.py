@@ -767,18 +767,23 @@ def _shifted(ts, x, at):
 class EffortLagEstimate:
     """Result of :func:`estimate_effort_lag`.
 
-    ``lag`` [s]: the lag to use — ``estimate`` when ``significant``, else 0; ``estimate`` [s]:
-    the least-squares lag, in ``[0, max_lag]``; ``std`` [s]: its standard deviation from the
-    curvature of the residual sum of squares (NaN when the curve has none); ``significant``:
-    ``estimate ≥ significance × std``; ``step`` [s]: the median sampling step; ``lags`` [s],
-    ``rss``: the grid and the fits' residual sums of squares there; ``rows``: rows in each fit;
-    ``samples``: ``lag / step``.
+    ``lag`` [s]: the lag to use — ``estimate`` when ``significant`` and ``consistent``, else 0;
+    ``estimate`` [s]: the least-squares lag, in ``[0, max_lag]``; ``std`` [s]: its standard
+    deviation from the curvature of the residual sum of squares (NaN when the curve has none);
+    ``significant``: ``estimate ≥ significance × std``; ``halves``: ``(estimate, std)`` [s] of
+    the first and the second half of the rows alone; ``consistent``: they agree within
+    ``significance`` × their combined std (when they do not, the residuals are not the white
+    noise the std assumes: the model misses part of the effort, and the lag cannot be told
+    from the data); ``step`` [s]: the median sampling step; ``lags`` [s], ``rss``: the grid
+    and the residual sums of squares there; ``rows``: rows used; ``samples``: ``lag / step``.
     """
 
     lag: float
     estimate: float
     std: float
     significant: bool
+    consistent: bool
+    halves: tuple
     step: float
     lags: np.ndarray
     rss: np.ndarray
@@ -827,7 +832,7 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
     EffortLagEstimate
         The lag minimising the residual sum of squares (the vertex of the parabola through the
         grid's smallest sum and its neighbours, kept between those neighbours), its std,
-        whether it is significant, and the grid.
+        whether it is significant, the two halves' estimates and whether they agree, the grid.
 
     Raises
     ------
@@ -858,36 +863,54 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
         cand = cand[np.all(np.all(inside, axis=0) | np.all(~inside, axis=0), axis=1)]
     if cand.size > max_rows:
         cand = cand[np.linspace(0, cand.size - 1, max_rows).round().astype(int)]
-    effort = prep.effort[cand]
+    # the two halves of the rows (in time) separately: the curvature's std assumes white
+    # residuals; effort the model does not describe (unmodelled dynamics, a controller's
+    # chatter) leaves coloured residuals whose minimum wanders, and the halves then disagree
+    half = cand.size // 2
+    parts = [cand[:half], cand[half:]]
+    curves = [_rss_curve(prep, residual, lags, rows) for rows in parts]
+    x = lags / step
+    ends = [_vertex(x, rss, count) for rss, count in curves]
+    vertex, std_x = _vertex(x, curves[0][0] + curves[1][0], curves[0][1] + curves[1][1])
+    estimate, std = vertex * step, std_x * step
+    (e1, s1), (e2, s2) = ends
+    spread = math.hypot(s1, s2)
+    consistent = bool(math.isfinite(spread) and abs(e1 - e2) <= max(significance, 1.0) * spread)
+    significant = bool(estimate > 0.0 and (significance == 0.0 or estimate >= significance * std))
+    return EffortLagEstimate(lag=estimate if (significant and consistent) else 0.0,
+                             estimate=estimate, std=std, significant=significant,
+                             consistent=consistent,
+                             halves=((e1 * step, s1 * step), (e2 * step, s2 * step)),
+                             step=step, lags=lags, rss=curves[0][0] + curves[1][0],
+                             rows=int(cand.size))
+
+
+def _rss_curve(prep, residual, lags, rows):
+    """The residual sum of squares at each lag over ``rows``, and the residual count."""
+    effort = prep.effort[rows]
     res = []
     for lag in lags:
-        q, v, a = lagged_states(prep, lag, cand)
+        q, v, a = lagged_states(prep, lag, rows)
         res.append(residual(q, v, a, effort))
     if all(isinstance(r, tuple) for r in res):  # (sum of squares, count) from the fit itself
-        rss = np.array([float(r[0]) for r in res])
-        count = int(min(int(r[1]) for r in res))
-    else:
-        res = [np.asarray(r, dtype=float) for r in res]
-        # the same residuals at every lag (a row may leave the Δv band as the lag moves its v)
-        ok = np.all([np.isfinite(r) for r in res], axis=0)
-        rss = np.array([float(np.sum(r[ok] ** 2)) for r in res])
-        count = int(ok.sum())
-    # near its minimum RSS is quadratic in the lag (the residual is linear in it): the vertex of
-    # the parabola through the grid's minimum and its two neighbours is the least-squares lag,
-    # its curvature c [per sample²] gives var(lag) = σ²/c with σ² = RSS_min / count
-    x = lags / step
+        return (np.array([float(r[0]) for r in res]), int(min(int(r[1]) for r in res)))
+    res = [np.asarray(r, dtype=float) for r in res]
+    # the same residuals at every lag (a row may leave the Δv band as the lag moves its v)
+    ok = np.all([np.isfinite(r) for r in res], axis=0)
+    return np.array([float(np.sum(r[ok] ** 2)) for r in res]), int(ok.sum())
+
+
+def _vertex(x, rss, count):
+    """(vertex, std) [the units of ``x``] of the parabola through the smallest ``rss`` and its
+    two neighbours: near its minimum RSS is quadratic in the lag (the residual is linear in
+    it), the vertex is the least-squares lag, the curvature c gives var = σ²/c with
+    σ² = RSS_min / count; (the grid's minimum, NaN) without curvature."""
     best = int(np.argmin(rss))
     mid = min(max(best, 1), x.size - 2)
     near = slice(mid - 1, mid + 2)
     c2, c1, _ = np.polyfit(x[near], rss[near], 2)
-    if c2 > 0.0:
-        vertex = float(np.clip(-c1 / (2.0 * c2), x[mid - 1], x[mid + 1]))
-        sigma2 = max(float(np.min(rss)), 0.0) / max(count, 1)
-        std = math.sqrt(sigma2 / c2) * step
-    else:
-        vertex, std = float(x[best]), math.nan
-    estimate = vertex * step
-    significant = bool(estimate > 0.0 and (significance == 0.0 or estimate >= significance * std))
-    return EffortLagEstimate(lag=estimate if significant else 0.0, estimate=estimate, std=std,
-                             significant=significant, step=step, lags=lags, rss=rss,
-                             rows=int(cand.size))
+    if not c2 > 0.0:
+        return float(x[best]), math.nan
+    vertex = float(np.clip(-c1 / (2.0 * c2), x[mid - 1], x[mid + 1]))
+    sigma2 = max(float(np.min(rss)), 0.0) / max(count, 1)
+    return vertex, math.sqrt(sigma2 / c2)

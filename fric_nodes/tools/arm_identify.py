@@ -55,9 +55,11 @@ OUTPUT_FILES = ("joint_friction.yaml", "friction_compensator.yaml", "transmissio
 MIN_DV = 0.01
 #: ``effort_lag`` of :func:`identify_arm` and ``fric identify --effort-lag``: estimated from the
 #: data. On a recording whose effort is a held command (half a step late) it removes the viscous
-#: bias (arm7, 500 Hz: joint_a2's bp +0.084 N·m·s/rad, 36 std, → −1.5 std); on one whose effort
-#: is sampled with the state it picks 0.008 ± 0.018 samples and moves no estimate by more than
-#: 0.6 of its std (test/core/test_arm_effort_lag.py)
+#: bias (arm7, 60 s at 1 kHz, gear law: joint_a2's bp +28 std → +0.3 std); on one whose effort
+#: is sampled with the state its estimate is not significant and the fit is unchanged; where the
+#: model leaves effort unexplained (the simulated node chain) the recording's halves disagree and
+#: it uses 0 with a warning — never worse than 0 (test/core/test_arm_effort_lag.py,
+#: docs/arm_workflow.md "Effort lag")
 DEFAULT_EFFORT_LAG = "auto"
 #: what :func:`excite_arm` writes: the trajectory as CSV (``trajectory_tracker`` plays it), as a
 #: trajectory_msgs/JointTrajectory in YAML (``ros2 topic pub``) and in an MCAP bag
@@ -385,7 +387,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                                    if "dropped" not in s and not s.startswith("effort lag")],
                        effort_lag=effort_lag, sample_step=dt,
                        effort_lag_estimate=None if lag_est is None else lag_est.estimate,
-                       effort_lag_std=lag_std)
+                       effort_lag_std=lag_std,
+                       effort_lag_consistent=lag_est is None or lag_est.consistent)
     files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
@@ -423,6 +426,12 @@ def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimat
         return None
     progress(f"effort lag {est.lag * 1e3:.3g} ms: {_lag_words(est)} (least squares on "
              f"{est.rows} rows, {time.perf_counter() - start:.1f} s)")
+    if est.significant and not est.consistent:
+        warnings.append(f"effort lag not determined: estimate {est.estimate * 1e3:.3g} ms "
+                        f"{_halves_words(est)}; the model leaves effort unexplained whose "
+                        "timing it cannot tell from a lag. 0 used: give it with --effort-lag "
+                        "SECONDS (a command held over the step ending at its stamp: half the "
+                        "joint_states period)")
     return est
 
 
@@ -431,7 +440,17 @@ def _lag_words(est) -> str:
     std = (f" ± {est.std * 1e3:.2g}" if math.isfinite(est.std) else "")
     what = (f"estimate {est.estimate * 1e3:.3g}{std} ms = {est.estimate / est.step:.2f} samples "
             f"of {est.step * 1e3:.3g} ms")
-    return what + ("" if est.significant else ", not significant: 0 used")
+    if not est.significant:
+        return what + ", not significant: 0 used"
+    if not est.consistent:
+        return what + ", " + _halves_words(est) + ": 0 used"
+    return what
+
+
+def _halves_words(est) -> str:
+    (e1, s1), (e2, s2) = est.halves
+    return (f"but the recording's halves disagree ({e1 * 1e3:.3g} ± {s1 * 1e3:.2g} vs "
+            f"{e2 * 1e3:.3g} ± {s2 * 1e3:.2g} ms)")
 
 
 def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,

@@ -168,6 +168,10 @@ def test_effort_lag_line_says_what_was_undone_and_how_it_was_chosen():
     rep.effort_lag, rep.effort_lag_estimate = 0.0, 4e-5
     assert ("Effort lag 0, estimated from the data (`--effort-lag auto`: 0.04 ms ± 0.035 ms, not "
             "significantly above 0: 0 used)") in summary_markdown(rep)
+    # estimated, significant, but the recording's halves disagree: not determined, 0 used
+    rep.effort_lag_estimate, rep.effort_lag_consistent = 1.5e-3, False
+    assert ("(`--effort-lag auto`: 1.5 ms ± 0.035 ms, but the recording's halves disagree: not "
+            "determined, 0 used)") in summary_markdown(rep)
     # no NaN when the estimate had no std (a flat residual curve)
     rep.effort_lag_std = None
     assert "nan" not in summary_markdown(rep).lower()
