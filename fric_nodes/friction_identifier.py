@@ -298,7 +298,7 @@ class FrictionIdentifier(FricNode):
             self._fatal(f"start-up run: internal error {type(e).__name__}: {e}")
             return
         v = self._values
-        if v["exit_when_done"] or (v["exit_on_failure"] and not ok):
+        if not self._stopping and (v["exit_when_done"] or (v["exit_on_failure"] and not ok)):
             self.exit_status = 0 if ok else 1
             self.finished = True
 

@@ -121,3 +121,31 @@ def test_ctrl_c_twice_stops_every_node_cleanly(tmp_path):
     assert len(pids) == 2 and not any(_alive(p) for p in pids)
     assert len(re.findall(r"stopped, exit code 0", text)) == 2, text[-3000:]
     assert "terminate called" not in text and "Traceback" not in text
+
+
+def test_ctrl_c_during_the_identification_is_a_clean_stop(tmp_path):
+    """SIGINT while the identifier's start-up run is in progress: the run is aborted ("node
+    shutting down", the stage at rest) and that is no failed identification: status 0 (before,
+    exit_on_failure made the identifier exit 1, and both runners ended with 1)."""
+    log = tmp_path / "launch.log"
+    cmd = pipeline.launch_command({"record": "false", "out_dir": tmp_path / "ir"},
+                                  "identify_and_render.launch.xml")
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, env=_env(tmp_path), cwd=tmp_path, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        end = time.monotonic() + 60.0
+        while time.monotonic() < end and proc.poll() is None \
+                and "hands over to /display/friction_renderer" not in log.read_text():
+            time.sleep(0.1)
+        time.sleep(1.5)   # the run is under way (warmup 4 s of excitation)
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = log.read_text()
+    assert "node shutting down" in text, text[-3000:]
+    assert code == 0, text[-3000:]
+    assert re.search(r"friction_identifier-\d \(pid \d+\) stopped, exit code 0", text)
