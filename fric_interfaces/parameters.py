@@ -30,8 +30,8 @@ from typing import Any, Iterable, Sequence
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType)
 
-__all__ = ["ParamSpec", "SCHEDULING_SPECS", "descriptor", "declare", "check", "type_words",
-           "rejection_reason", "readable_rejections"]
+__all__ = ["ParamSpec", "SCHEDULING_SPECS", "LIFECYCLE_SPECS", "descriptor", "declare", "check",
+           "type_words", "rejection_reason", "readable_rejections"]
 
 _TYPES = {
     bool: ParameterType.PARAMETER_BOOL,
@@ -315,3 +315,13 @@ def readable_rejections(node) -> None:
         return out
     if hasattr(node, "add_pre_set_parameters_callback"):
         node.add_pre_set_parameters_callback(_empty_lists)
+
+
+#: Managed (lifecycle) nodes (``fric_nodes._lifecycle.ManagedNode``): whether the node drives
+#: itself to ``active`` at start-up.
+LIFECYCLE_SPECS = (
+    ParamSpec("autostart", True, "managed (lifecycle) node: true configures and activates it at "
+              "start-up (what an unmanaged node does); false: it starts unconfigured, commands "
+              "nothing and waits for `ros2 lifecycle set <node> configure` then `activate`",
+              read_only=True),
+)

@@ -21,6 +21,8 @@ Parameters (``ros__parameters``; per-joint ones are nested under the joint name 
     output_enabled       bool      publish commands (default true; live): the hand-over switch
     thread_priority      int       SCHED_FIFO priority 1-99 of the process, 0 = normal (read-only)
     cpu_affinity         int[]     CPUs the process runs on, empty = all (read-only)
+    autostart            bool      managed node: configure and activate at start-up (default
+                                   true); false: wait unconfigured for ``ros2 lifecycle set``
     marker_frame, marker_scale, marker_rate, diagnostics_period   display
     <joint>.law          string    coulomb | coulomb_viscous | stribeck | asymmetric
     <joint>.F .D .Fc .Fs .vs .delta .Cp .Cn .bp .bn .Dp .Dn .dv   law parameters (fric_core.laws)
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .parameters import SCHEDULING_SPECS, ParamSpec
+from .parameters import LIFECYCLE_SPECS, SCHEDULING_SPECS, ParamSpec
 
 __all__ = ["MODES", "ELEMENTS", "IMPEDANCE_ELEMENTS", "ADMITTANCE_ELEMENTS", "LAW_NAMES",
            "GLOBAL_SPECS", "ELEMENT_KEYS", "global_specs", "joint_specs", "resolve_element",
@@ -119,7 +121,7 @@ GLOBAL_SPECS = (
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s",
               min=0.1, max=60.0, read_only=True),
-) + SCHEDULING_SPECS
+) + SCHEDULING_SPECS + LIFECYCLE_SPECS
 
 #: (suffix, default, description, unit, min) of the per-joint double parameters
 _JOINT_DOUBLES = (

@@ -23,6 +23,8 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
                    plausible_acceleration (a CRC-valid state frame beyond them is rejected;
                    position: [x_min - margin, x_max + margin])
     scheduling:    thread_priority (SCHED_FIFO 1-99, 0 off), cpu_affinity (read-only)
+    autostart      bool    managed node: configure and activate at start-up (default true);
+                           false: wait unconfigured for ``ros2 lifecycle set`` (read-only)
 
 The sim figures default to :class:`fric_core.haptics.stage.HapticStageSim`'s own defaults (paper
 003's apparatus; test_contract_layout checks that they agree); the stage is built by
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .parameters import SCHEDULING_SPECS, ParamSpec
+from .parameters import LIFECYCLE_SPECS, SCHEDULING_SPECS, ParamSpec
 
 __all__ = ["BACKENDS", "SYNCS", "SAMPLE_CHOICES", "HAND_LOCATIONS", "HAND_STARTS", "SIM_FIGURES",
            "SIM_DEFAULTS", "SPECS", "specs", "validate", "cycle_steps"]
@@ -140,7 +142,7 @@ SPECS = (
     ParamSpec("plausible_acceleration", 1000.0, "bound on a state frame's |acceleration| (the "
               "±50 g accelerometer reads up to 490 m/s^2) (serial)", unit="m/s^2", min=1e-3,
               max=1e6, read_only=True),
-) + SCHEDULING_SPECS
+) + SCHEDULING_SPECS + LIFECYCLE_SPECS
 
 
 def specs() -> tuple[ParamSpec, ...]:

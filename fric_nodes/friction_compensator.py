@@ -28,7 +28,7 @@ import sys
 import time
 
 import numpy as np
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, KeyValue
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration as RclDuration
@@ -40,7 +40,8 @@ from fric_core.compensation import FrictionCompensator
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import (CommandReader, Float64ArrayWriter, InputError,
                                          JointStateReader)
-from fric_interfaces.parameters import SCHEDULING_SPECS, ParamSpec
+from fric_interfaces.parameters import LIFECYCLE_SPECS, SCHEDULING_SPECS, ParamSpec
+from fric_nodes._lifecycle import ManagedNode, lifecycle_done
 from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
                                    rejected_change, run_node, sleep_ok, unused_overrides)
 from fric_nodes.compensator_diagnostics import CompensatorStats, compensator_status
@@ -109,7 +110,7 @@ SPECS = (
               unit="s", min=1e-4, max=1e6, read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.1, max=60.0,
               read_only=True),
-) + SCHEDULING_SPECS
+) + SCHEDULING_SPECS + LIFECYCLE_SPECS
 
 #: parameters that may change while running
 LIVE = ("require_command", "enable", "scale", "max_effort", "max_command", "max_position",
@@ -126,7 +127,7 @@ def _per_joint(name: str, values, n: int) -> list:
     return values
 
 
-class FrictionCompensatorNode(FricNode):
+class FrictionCompensatorNode(ManagedNode, FricNode):
     """The friction compensator node (module docstring); kwargs go to ``Node``."""
 
     default_name = names.FRICTION_COMPENSATOR
@@ -204,6 +205,7 @@ class FrictionCompensatorNode(FricNode):
         self._last_cmd = None  # monotonic ns of the last valid command
         self._tripped = False
         self._cmd_tripped = False
+        self._active = False  # lifecycle state active: publishing
         self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
                                           qos.CONTROL_PUB)
         self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
@@ -270,7 +272,8 @@ class FrictionCompensatorNode(FricNode):
         if self._cmd_tripped:
             self._cmd_tripped = False
             self.get_logger().info("commands resumed")
-        if self._on_cmd and self._last_state is not None and not self._tripped:
+        if self._on_cmd and self._last_state is not None and not self._tripped and \
+                self._active:
             self._out.publish(self._writer.fill(self._comp.with_command(self._cmd)))
             self._stats.published += 1
             self._housekeeping.after_output()
@@ -296,6 +299,8 @@ class FrictionCompensatorNode(FricNode):
         st = self._stats
         st.accepted += 1
         st.accepted_period += 1
+        if not self._active:
+            return  # lifecycle: inputs counted, the element not stepped, nothing published
         if self._tripped:
             self._tripped = False
             self.get_logger().info("joint_states resumed: compensating from rest")
@@ -341,6 +346,8 @@ class FrictionCompensatorNode(FricNode):
                 "nothing until commands resume")
 
     def _on_watchdog(self) -> None:
+        if not self._active:
+            return
         now = time.monotonic_ns()
         if self._require and self._last_cmd is not None and not self._command_fresh(now):
             if not self._tripped:
@@ -356,9 +363,34 @@ class FrictionCompensatorNode(FricNode):
                 f"watchdog: no valid joint_states for {self._timeout_ns * 1e-9:g} s: zero effort "
                 "published, element reset")
 
-    def publish_stop(self) -> None:
-        """The final command at shutdown: zero effort."""
+    def publish_stop(self) -> bool:
+        """The final command at shutdown: zero effort (nothing when the lifecycle state is not
+        active: the deactivation published it). True if published."""
+        if not self._active:
+            return False
         self._out.publish(self._writer.fill(self._zero))
+        return True
+
+    # ------------------------------------------------------------------ lifecycle
+    def _lc_activate(self) -> None:
+        """inactive → active: compensating from rest from the next joint_states."""
+        self._comp.reset()
+        self._tripped = self._cmd_tripped = False
+        self._active = True
+
+    def _lc_deactivate(self) -> None:
+        """active → inactive: zero effort published at once, then nothing (inputs still read,
+        subscriptions kept)."""
+        self.publish_stop()
+        self._active = False
+
+    def _lc_cleanup(self) -> None:
+        """inactive → unconfigured: element at rest, no input or command remembered."""
+        self._active = False
+        self._comp.reset()
+        self._cmd[:] = 0.0
+        self._last_state = self._last_cmd = None
+        self._tripped = self._cmd_tripped = False
 
     @property
     def compensator(self) -> FrictionCompensator:
@@ -404,7 +436,7 @@ class FrictionCompensatorNode(FricNode):
         self._sat_last[:] = c.saturated
         cmd_state = ("absent" if self._last_cmd is None else
                      "fresh" if self._command_fresh(now) else "stale")
-        return compensator_status(
+        st = compensator_status(
             self._stats, self._states_rej, self._cmds_rej,
             name=f"{self.get_fully_qualified_name()}: friction compensation",
             joints=self._joints, friction_file=self._values["joint_friction"],
@@ -414,6 +446,11 @@ class FrictionCompensatorNode(FricNode):
             estimate=c.estimate, saturated=c.saturated, saturated_steps=c.saturated_steps,
             sat_period=sat_period, command_topic=self._command_topic,
             gravity=self._values["gravity"])
+        state = self.lifecycle_state
+        st.values.append(KeyValue(key="lifecycle state", value=state))
+        if not self._active:
+            st.message = f"{state}: publishing nothing; {st.message}"
+        return st
 
 
 def _fmt(a) -> str:
@@ -423,17 +460,22 @@ def _fmt(a) -> str:
 
 def shutdown(node: FrictionCompensatorNode, context_ok: bool) -> None:
     """Zero effort as the last command."""
+    published = False
     if context_ok:
-        node.publish_stop()
-        node._out.wait_for_all_acked(RclDuration(seconds=1.0))
-        sleep_ok(0.01)
-    node.get_logger().info("stopped: final zero effort published" if context_ok else "stopped")
+        published = node.publish_stop()
+        if published:
+            node._out.wait_for_all_acked(RclDuration(seconds=1.0))
+            sleep_ok(0.01)
+    node.get_logger().info("stopped: final zero effort published" if published else
+                           "stopped" + ("" if node.lifecycle_active else
+                                        f" ({node.lifecycle_state}: nothing published)"))
 
 
 def main(args=None) -> int:
     """Run the node until Ctrl-C/SIGTERM, then command zero effort and exit (1 on bad
     parameters or an unreadable joint_friction file: one line on stderr)."""
-    return run_node(FrictionCompensatorNode, names.FRICTION_COMPENSATOR, args, on_stop=shutdown)
+    return run_node(FrictionCompensatorNode, names.FRICTION_COMPENSATOR, args,
+                    done=lifecycle_done, on_stop=shutdown)
 
 
 if __name__ == "__main__":

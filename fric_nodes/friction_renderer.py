@@ -12,6 +12,11 @@ Kikuuwe et al. 2006, Sec. IV-D and V). The specification: docs/friction_renderer
 One element step per accepted message; bad, stale or implausible inputs are rejected and
 answered with the safe output; a watchdog zeroes the effort (or holds the setpoint); a live retune
 swaps in a new element at rest; ``output_enabled`` false publishes nothing (the hand-over).
+
+A managed (lifecycle) node (:mod:`fric_nodes._lifecycle`; ``autostart`` true by default):
+configure builds the element from the current parameters; activate renders from rest;
+deactivate publishes zero effort (admittance: the held setpoint) at once and then nothing;
+cleanup resets the element and the input bookkeeping; shutdown ends the process.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import sys
 import time
 
 import numpy as np
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
@@ -40,6 +45,7 @@ from fric_nodes.builders import planar_problems
 from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, joint_specs,
                                              resolve_element, validate_globals)
 from fric_nodes.builders import build_bank
+from fric_nodes._lifecycle import ManagedNode, lifecycle_done
 from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node,
                                    sleep_ok, unused_overrides, wall_clock_ns)
 from fric_nodes.renderer_diagnostics import Stats, renderer_status
@@ -50,7 +56,7 @@ __all__ = ["FrictionRenderer", "shutdown", "main"]
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
-class FrictionRenderer(FricNode):
+class FrictionRenderer(ManagedNode, FricNode):
     """The friction renderer node (see the module docstring); ``FrictionRenderer(node_name=None,
     **kwargs)``, ``kwargs`` go to ``Node`` (e.g. ``parameter_overrides``, ``namespace``)."""
 
@@ -97,7 +103,9 @@ class FrictionRenderer(FricNode):
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
         self._rendering = False  # admittance: setpoint initialised from the measured position
-        self._output = bool(values["output_enabled"])  # False: another controller has the device
+        self._output_param = bool(values["output_enabled"])  # False: another controller has it
+        self._active = False  # lifecycle state active (set by the transitions)
+        self._output = False  # publishing commands: output_enabled and active
         self._force = np.zeros(n)  # admittance wrench input
         self._pos_mono = None  # admittance/wrench: receipt of the last valid joint_states
         self._stats = Stats(n)
@@ -408,9 +416,11 @@ class FrictionRenderer(FricNode):
     def output_enabled(self) -> bool:
         return self._output
 
-    def _set_output(self, enabled: bool) -> None:
-        """The hand-over switch: either way the element restarts from rest (a staged retune is
+    def _update_output(self) -> None:
+        """Output on when ``output_enabled`` and the lifecycle state is active (the hand-over
+        switch and the lifecycle): either way the element restarts from rest (a staged retune is
         fresh already); admittance restarts from the measured position."""
+        enabled = self._output_param and self._active
         if enabled == self._output:
             return
         self._output = enabled
@@ -419,9 +429,46 @@ class FrictionRenderer(FricNode):
         if self._impedance:
             self._cmd[:] = 0.0
         self._rendering = False
+        if self._lc_quiet:
+            return  # autostart
         self.get_logger().info("output enabled: rendering from rest" if enabled else
                                "output disabled: publishing nothing (another controller has "
-                               "the device)")
+                               "the device)" if not self._output_param else
+                               "lifecycle not active: publishing nothing")
+
+    # ------------------------------------------------------------------ lifecycle
+    def _lc_configure(self) -> None:
+        """unconfigured → inactive: the element built anew, at rest, from the current
+        parameters (a design-check failure fails the transition)."""
+        self._bank, notes = build_bank(self._element, self._dt, self._joints, self._values,
+                                       design_check=self._values["design_check"])
+        self._new_bank = None
+        for m in notes:
+            self.get_logger().warning(f"design: {m}")
+
+    def _lc_activate(self) -> None:
+        """inactive → active: commands from the next valid input, the element from rest."""
+        self._active = True
+        self._update_output()
+
+    def _lc_deactivate(self) -> None:
+        """active → inactive: zero effort (admittance: the held setpoint) published at once,
+        then nothing (inputs are still read and counted; subscriptions stay)."""
+        self.publish_stop()
+        self._active = False
+        self._update_output()
+
+    def _lc_cleanup(self) -> None:
+        """inactive → unconfigured: element at rest, waiting for a first input again."""
+        self._active = False
+        self._update_output()
+        self._bank.reset()
+        self._new_bank = None
+        self._cmd[:] = 0.0
+        self._last_t = self._trip_t = -1
+        self._run_accepted = 0
+        self._last_valid_mono = None
+        self._tripped = self._rendering = False
 
     @property
     def last_command(self) -> np.ndarray:
@@ -484,7 +531,8 @@ class FrictionRenderer(FricNode):
             self._new_bank = bank  # swapped in, at rest, before the next input
             self.get_logger().info(f"retuned: {[p.name for p in params]}; the element "
                                    "restarts from rest")
-        self._set_output(bool(new["output_enabled"]))
+        self._output_param = bool(new["output_enabled"])
+        self._update_output()
         for m in notes:
             self.get_logger().warning(f"design: {m}")
 
@@ -514,7 +562,7 @@ class FrictionRenderer(FricNode):
     # ------------------------------------------------------------------ diagnostics
     def diagnostic_status(self) -> DiagnosticStatus:
         """The renderer's status (published on /diagnostics); resets the per-period counters."""
-        return renderer_status(
+        st = renderer_status(
             self._stats, self._rejects, name=f"{self.get_fully_qualified_name()}: friction",
             mode=self._mode, element=f"{self._element} ({self._bank.layout})",
             joints=self._joints, input_topic=self._input_topic, dt=self._dt,
@@ -523,6 +571,15 @@ class FrictionRenderer(FricNode):
             plausible=(self._plaus_what[1], self._plaus_lim), stuck=self._bank.stuck(),
             force=self.marker_forces()[1], state_topic=self._state_topic,
             publishers=self.count_publishers(self._state_topic), logger=self.get_logger())
+        state = self.lifecycle_state
+        st.values.append(KeyValue(key="lifecycle state", value=state))
+        if not self._active:  # the lifecycle, not output_enabled, silences the output
+            for kv in st.values:
+                if kv.key == "output":
+                    kv.value = f"disabled (lifecycle state {state}: publishing nothing)"
+            if st.message == "output disabled":
+                st.message = state
+        return st
 
 
 def shutdown(node: FrictionRenderer, context_ok: bool) -> None:
@@ -551,7 +608,8 @@ def main(args=None) -> int:
     EventsExecutor ~65 us CPU per message, SingleThreadedExecutor ~200 us (see
     ``fric_nodes._node_util.run_node`` for the loop).
     """
-    return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, on_stop=shutdown)
+    return run_node(FrictionRenderer, names.FRICTION_RENDERER, args, done=lifecycle_done,
+                    on_stop=shutdown)
 
 
 if __name__ == "__main__":

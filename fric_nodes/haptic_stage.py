@@ -11,6 +11,13 @@ wins; older than ``command_timeout``: zero force). Backends: ``sim``
 :class:`fric_nodes.hardware.serial_link.SerialLink`, whose frames pace the node). State groups,
 counters and /diagnostics: :mod:`fric_nodes.stage_diagnostics`; markers:
 :mod:`fric_nodes.stage_markers`.
+
+A managed (lifecycle) node (:mod:`fric_nodes._lifecycle`; ``autostart`` true by default):
+configure starts the stage's servo cycles (sim: its clock, serial: the port opened), so states
+are published from ``inactive`` on; activate applies the commands; deactivate turns the motor
+off at once (serial: an IDLE frame sent; sim: zero motor force from the next cycle) and ignores
+the commands (counted; subscriptions stay; lockstep still steps on them, motor off); cleanup
+stops the cycles (sim: stage time frozen; serial: IDLE, port closed); shutdown ends the process.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.stage_params import SPECS, cycle_steps, validate
 from fric_nodes.builders import build_sim
 
+from ._lifecycle import ManagedNode, lifecycle_done
 from ._node_util import (FricNode, Housekeeping, RejectLog, Ring, declare_params,
                          rejected_change, run_node, sleep_ok, status, unused_overrides,
                          wall_clock_ns)
@@ -58,7 +66,7 @@ def _reason_of(err: InputError) -> str:
     return "non_finite" if "non-finite" in err.reason else "wrong_length"
 
 
-class HapticStage(FricNode):
+class HapticStage(ManagedNode, FricNode):
     """The haptic stage node (docs/haptic_stage.md). ``kwargs`` go to ``Node`` (e.g.
     ``parameter_overrides``, ``namespace``)."""
 
@@ -100,6 +108,9 @@ class HapticStage(FricNode):
         self._rt = RealtimeState(max_catchup=max(1, int(_MAX_LAG_S * self._rate)))
         self._ls = LockstepState()
         self._dev = DeviceTimeline(self._period_ns, _EPOCH_WINDOW)
+        self._configured = False  # lifecycle: servo cycles run (inactive or active)
+        self._active = False  # lifecycle: commands applied
+        self._ignored = 0  # valid commands received while not active
         self._apply_live(values)
 
         # messages (reused every cycle)
@@ -182,8 +193,6 @@ class HapticStage(FricNode):
                                f"{self._joint!r}, backend {desc}"
                                + (f", duration {values['duration']:g} s"
                                   if self._duration_ns else ""))
-        if self._link is not None:
-            self._link.start()
 
     def _make_lockstep_timer(self) -> None:
         """The lockstep check (start-up wait, timeout): a fifth of the timeout, at most 50 ms."""
@@ -229,6 +238,11 @@ class HapticStage(FricNode):
             self._rejects.add(_reason_of(e), f"{topic}: {e}")
             return
         cmd = self._cmd
+        if not self._active:  # lifecycle: motor off, the command is not stored
+            self._ignored += 1
+            if self._lockstep and self._ls.waiting and self._configured:
+                self._lockstep_step(timeout=False)  # the stage's clock: a step, motor off
+            return
         if mode == POSITION:
             if not self._x_min <= value <= self._x_max:
                 self._rejects.add("out_of_travel", f"{topic}: data[0] = {value!r} m is outside "
@@ -381,14 +395,14 @@ class HapticStage(FricNode):
 
     # realtime
     def _on_tick(self) -> None:
-        if self.finished:
+        if self.finished or not self._configured:
             return
         start = time.monotonic_ns()
         P = self._period_ns
         rt = self._rt
-        if rt.t0 is None:
-            rt.t0 = start - P
-            self._epoch_ns = self._wall_ns() - P
+        if rt.t0 is None:  # the first cycle (k = 0), or the first after a configure (k > 0)
+            rt.t0 = start - (self._k + 1) * P
+            self._epoch_ns = self._wall_ns() - (self._k + 1) * P
             n = 1
         else:
             n = (start - rt.t0 + P // 2) // P - self._k
@@ -460,7 +474,7 @@ class HapticStage(FricNode):
                    for i in self.get_subscriptions_info_by_topic(pub.topic_name))
 
     def _on_lockstep_check(self) -> None:
-        if self.finished:
+        if self.finished or not self._configured:
             return
         ls = self._ls
         now = time.monotonic()
@@ -506,6 +520,45 @@ class HapticStage(FricNode):
             mode, value = self._current(rx_mono - t, cmd.timeout_ns)
         cmd.applied = mode
         return mode, value
+
+    # ------------------------------------------------------------------ lifecycle
+    def _lc_configure(self) -> None:
+        """unconfigured → inactive: the servo cycles start (sim: its clock resumes from the
+        state it had; serial: the port opens), motor off."""
+        self._motor_off()
+        self._rt.t0 = None  # realtime: re-anchored at the next tick, without catching up
+        if self._lockstep and self._ls.started:
+            self._ls.waiting = True  # stepping resumes on the next command (or the timeout)
+            self._ls.pub_mono = time.monotonic_ns()
+        self._configured = True
+        if self._link is not None:
+            self._link.start()
+
+    def _lc_activate(self) -> None:
+        """inactive → active: commands arriving from now on are applied."""
+        self._active = True
+
+    def _lc_deactivate(self) -> None:
+        """active → inactive: motor off at once (serial: an IDLE frame now), commands ignored."""
+        self._active = False
+        self._motor_off()
+        link = self._link
+        if link is not None and self._configured and not self.finished and not link.quiet:
+            link.send(IDLE, 0.0)
+            self._cmd.applied = IDLE
+
+    def _lc_cleanup(self) -> None:
+        """inactive → unconfigured: the cycles stop (serial: IDLE sent, port closed)."""
+        self._active = False
+        self._configured = False
+        self._motor_off()
+        if self._link is not None:
+            self._link.stop(idle=True)
+
+    def _motor_off(self) -> None:
+        """Zero motor force: the stored command becomes IDLE (no timeout is counted)."""
+        self._cmd.latest = (IDLE, 0.0, 0)
+        self._cmd.timed_out = False
 
     # ------------------------------------------------------------------ shutdown
     def _groups(self) -> dict:
@@ -558,6 +611,12 @@ class HapticStage(FricNode):
             last=self._last, finished=self.finished, hand_waiting=self._run_base_ns is None,
             accelerometer=self._imu_pub is not None, sim=self._sim,
             spc=self._spc if self._sim_backend else 0, **self._groups())
+        state = self.lifecycle_state
+        kv = [*kv, ("lifecycle state", state),
+              ("commands ignored (lifecycle not active)", str(self._ignored))]
+        if not self._active and not self.finished:
+            problems = [f"{state}: motor off" + ("" if self._configured else
+                                                 ", no servo cycles"), *problems]
         return status(f"{self.get_fully_qualified_name()}: stage", self._joint, level, problems,
                       ok_msg, kv)
 
@@ -575,8 +634,8 @@ def main(args=None) -> int:
     """Run the stage until Ctrl-C/SIGTERM or ``duration``; exit 0 (1 on bad parameters).
 
     Non-ROS option ``--executor events|single`` (default events, driven by spin_once)."""
-    return run_node(HapticStage, names.HAPTIC_STAGE, args, done=lambda n: n.finished,
-                    on_stop=shutdown)
+    return run_node(HapticStage, names.HAPTIC_STAGE, args,
+                    done=lambda n: n.finished or lifecycle_done(n), on_stop=shutdown)
 
 
 if __name__ == "__main__":
