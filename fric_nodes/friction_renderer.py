@@ -597,7 +597,8 @@ def shutdown(node: FrictionRenderer, context_ok: bool) -> None:
         ("stopped: final " + ("zero effort" if node._impedance else "position hold")
          + " published" + ("" if acked else " (not acknowledged by every reliable subscriber "
                                             "within 1 s)")) if published else
-        "stopped: output disabled, nothing published")
+        ("stopped: output disabled, nothing published" if node.lifecycle_active else
+         f"stopped ({node.lifecycle_state}): nothing published"))
 
 
 def main(args=None) -> int:

@@ -11,7 +11,8 @@ What is asserted (docs/friction_renderer.md, docs/haptic_stage.md, "Lifecycle"):
   one input period of it), then nothing while inputs keep coming; activate — rendering resumes
   (the Coulomb level, −F while sliding forward);
 * cleanup → unconfigured, shutdown → finalized and the process exits 0;
-* ``autostart`` true (default) — active at once, today's behaviour (efforts without any call).
+* ``autostart`` true (default) — active at once, today's behaviour (efforts without any call);
+* the compensator: the compensation Cp + bp·v only while active, the same exact zero.
 """
 
 from __future__ import annotations
@@ -281,6 +282,56 @@ def test_stage_lifecycle_motor_off_on_deactivate(ros, procs):
         n = len(states)
         c.spin_for(0.3)
         assert len(states) == n, "states published after cleanup"
+        assert c.set("shutdown")[0]
+        assert _wait_exit(proc, c) == 0
+    finally:
+        c.destroy()
+
+
+# ------------------------------------------------------------------ compensator
+def test_compensator_lifecycle_deactivate_zeroes_effort(ros, procs, tmp_path):
+    """The compensator of one joint (Cp 1.0 N·m, bp 0.2 N·m·s/rad) moving forward at 0.5 rad/s,
+    outputs on each joint_states: nothing before activate, the compensation Cp + bp·v while
+    active, one exact zero at deactivate (before the answer) and nothing after."""
+    path = tmp_path / "joint_friction.yaml"
+    path.write_text("model: asymmetric\njoints:\n  a: {Cp: 1.0, Cn: 0.8, bp: 0.2, bn: 0.3}\n")
+    ns = "/lc_comp"
+    proc = _start("friction_compensator", ns, "autostart:=false", "joints:=[a]",
+                  f"joint_friction:={path}", f"dt:={P}", "publish_on:=joint_states",
+                  "watchdog_timeout:=0.5")
+    procs.append(proc)
+    c = Client("lc_comp_test", f"{ns}/friction_compensator")
+    efforts: list[tuple[float, float]] = []
+    c.node.create_subscription(Float64MultiArray, f"{ns}/effort_controller/commands",
+                               lambda m: efforts.append((time.monotonic(), m.data[0])), RELIABLE)
+    js_pub = c.node.create_publisher(JointState, f"{ns}/joint_states", RELIABLE)
+    v = 0.5
+    k = [0]
+
+    def feed():
+        k[0] += 1
+        m = JointState(name=["a"], position=[v * P * k[0]])
+        m.header.stamp = c.node.get_clock().now().to_msg()
+        js_pub.publish(m)
+
+    c.node.create_timer(P, feed)
+    try:
+        assert c.state() == "unconfigured"
+        assert c.set("configure")[0] and c.state() == "inactive"
+        c.spin_for(0.3)
+        assert k[0] > 10 and efforts == [], "an inactive compensator commanded"
+        assert c.set("activate")[0]
+        assert c.spin_until(lambda: len(efforts) > 30), "no compensation after activate"
+        # sliding forward: the estimate is the identified kinetic friction Cp + bp·v = 1.1
+        assert efforts[-1][1] == pytest.approx(1.0 + 0.2 * v, rel=0.05)
+        ok, t_answer = c.set("deactivate")
+        assert ok
+        n1 = len(efforts)
+        c.spin_for(0.4)
+        last_nonzero = next(i for i in range(len(efforts) - 1, -1, -1) if efforts[i][1] != 0.0)
+        tail = efforts[last_nonzero + 1:]
+        assert [e for _, e in tail] == [0.0] and tail[0][0] <= t_answer + P, tail
+        assert len(efforts) - n1 <= 1
         assert c.set("shutdown")[0]
         assert _wait_exit(proc, c) == 0
     finally:
