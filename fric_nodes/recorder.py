@@ -55,7 +55,7 @@ from fric_interfaces import names
 from fric_interfaces.parameters import ParamSpec
 
 from .tools import run_report
-from ._node_util import declare_params, init_ros
+from ._node_util import declare_params, init_ros, stop_signals
 from .tools.user_errors import make_out_dir
 
 __all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
@@ -265,63 +265,66 @@ def main(args=None) -> int:
     if not init_ros(NODE_NAME, argv):
         return 1
     stop: list[int] = []
-    old = {s: signal.signal(s, lambda n, _f: stop.append(n))
-           for s in (signal.SIGINT, signal.SIGTERM)}
-    node = None
-    try:
-        try:
-            node = Recorder()
-        except ValueError as e:  # bad parameters, an out_dir that cannot be written
-            print(f"{NODE_NAME}: bad parameters: {e}", file=sys.stderr)
-            return 1
-        # matplotlib's import takes a while: pay it now, not while the launch waits for us
-        if node.p["plots"]:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot  # noqa: F401
-        try:
-            executor = EventsExecutor()
-        except Exception:  # pragma: no cover - rclpy without the events executor
-            executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        duration = float(node.p["duration"])
-        end = node.t_start + duration if duration > 0 else float("inf")
-        while (not stop and rclpy.ok() and time.monotonic() < end
-               and node.write_error is None):
-            executor.spin_once(timeout_sec=0.05)
-        executor.remove_node(node)
-        why = (f"signal {signal.Signals(stop[0]).name}" if stop else
-               "duration reached" if time.monotonic() >= end else
-               "bag write failed" if node.write_error else "ROS shut down")
-        counts = node.message_counts()
-        node.close_bag()  # the whole run is safe on disk before the analysis starts
-        wall = node.meta()["wall_time"]
-        print(f"{NODE_NAME}: stopped ({why}) after {wall:.1f} s; "
-              + ", ".join(f"{n} {k}" for k, n in counts.items())
-              + f" messages in {node.bag_path.resolve()}", flush=True)
-        if node.write_error:
-            print(f"{NODE_NAME}: {node.write_error}", file=sys.stderr, flush=True)
-        out_dir, plots, write_error = node.p["out_dir"], node.p["plots"], node.write_error
-        bag, window = node.bag_path, float(node.p["analysis_window"])
-        node.destroy_node()
+    # any number of SIGINT/SIGTERM only mark the stop (ros2 launch sends two on Ctrl-C)
+    with stop_signals(stop, restore=args is not None):
         node = None
-        rclpy.try_shutdown()
         try:
-            data = run_report.read_bag(bag, window=window)
-        except ValueError as e:
-            print(f"{NODE_NAME}: cannot read back {bag}: {e}", file=sys.stderr)
-            return 1
-        status, _ = finish(data, out_dir, plots, extra={"bag": str(bag.resolve()),
-                                                        "bag_messages": counts})
-        sys.stdout.flush()
-        return 1 if write_error else status
-    finally:
-        if node is not None:
-            node.close_bag()
+            try:
+                node = Recorder()
+            except ValueError as e:  # bad parameters, an out_dir that cannot be written
+                print(f"{NODE_NAME}: bad parameters: {e}", file=sys.stderr)
+                return 1
+            # matplotlib's import takes a while: pay it now, not while the launch waits for us
+            if node.p["plots"]:
+                import matplotlib
+                matplotlib.use("Agg")
+                import matplotlib.pyplot  # noqa: F401
+            try:
+                executor = EventsExecutor()
+            except Exception:  # pragma: no cover - rclpy without the events executor
+                executor = SingleThreadedExecutor()
+            executor.add_node(node)
+            duration = float(node.p["duration"])
+            end = node.t_start + duration if duration > 0 else float("inf")
+            while (not stop and rclpy.ok() and time.monotonic() < end
+                   and node.write_error is None):
+                executor.spin_once(timeout_sec=0.05)
+            executor.remove_node(node)
+            why = (f"signal {signal.Signals(stop[0]).name}" if stop else
+                   "duration reached" if time.monotonic() >= end else
+                   "bag write failed" if node.write_error else "ROS shut down")
+            counts = node.message_counts()
+            if stop and not any(counts.values()):
+                node.close_bag()
+                print(f"{NODE_NAME}: stopped by signal {signal.Signals(stop[0]).name} before "
+                      "any message arrived: nothing recorded", flush=True)
+                return 0
+            node.close_bag()  # the whole run is safe on disk before the analysis starts
+            wall = node.meta()["wall_time"]
+            print(f"{NODE_NAME}: stopped ({why}) after {wall:.1f} s; "
+                  + ", ".join(f"{n} {k}" for k, n in counts.items())
+                  + f" messages in {node.bag_path.resolve()}", flush=True)
+            if node.write_error:
+                print(f"{NODE_NAME}: {node.write_error}", file=sys.stderr, flush=True)
+            out_dir, plots, write_error = node.p["out_dir"], node.p["plots"], node.write_error
+            bag, window = node.bag_path, float(node.p["analysis_window"])
             node.destroy_node()
-        rclpy.try_shutdown()
-        for s, h in old.items():
-            signal.signal(s, h)
+            node = None
+            rclpy.try_shutdown()
+            try:
+                data = run_report.read_bag(bag, window=window)
+            except ValueError as e:
+                print(f"{NODE_NAME}: cannot read back {bag}: {e}", file=sys.stderr)
+                return 1
+            status, _ = finish(data, out_dir, plots, extra={"bag": str(bag.resolve()),
+                                                            "bag_messages": counts})
+            sys.stdout.flush()
+            return 1 if write_error else status
+        finally:
+            if node is not None:
+                node.close_bag()
+                node.destroy_node()
+            rclpy.try_shutdown()
 
 
 if __name__ == "__main__":

@@ -127,3 +127,20 @@ def test_nodes_exit_cleanly_on_repeated_sigint(ros, tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))
+
+
+def test_recorder_stopped_before_any_message_is_a_clean_stop(ros, tmp_path):
+    """A Ctrl-C before anything was recorded (two SIGINTs, as ``ros2 launch`` sends them): the
+    recorder says "nothing recorded" and exits 0 — a stop, not a failed run; no traceback."""
+    p = Proc("fric_recorder", ["--ros-args", "-p", f"out_dir:={tmp_path / 'rec'}",
+                               "-p", "plots:=false"])
+    assert p.up.wait(UP_TIMEOUT), "fric_recorder did not start"
+    time.sleep(0.5)
+    for _ in range(2):
+        p.proc.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+    rc = p.proc.wait(EXIT_TIMEOUT)
+    p.thread.join(5.0)
+    out = p.output()
+    assert rc == 0, out
+    assert "nothing recorded" in out and "Traceback" not in out, out
