@@ -336,3 +336,138 @@ def test_compensator_lifecycle_deactivate_zeroes_effort(ros, procs, tmp_path):
         assert _wait_exit(proc, c) == 0
     finally:
         c.destroy()
+
+
+# ------------------------------------------------------------------ stage, serial backend
+def _until(cond, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while not cond() and time.monotonic() < end:
+        time.sleep(0.002)
+    return cond()
+
+
+def test_stage_serial_lifecycle_port_and_idle(ros, tmp_path):
+    """The serial backend (in-process node, the device emulator on a pty, its own command timeout
+    5 s so it never goes safe by itself here): the port opens only at configure, a force command
+    reaches the device only while active, deactivate makes the device IDLE (an IDLE frame sent
+    in the transition: the device applies it in its next 10 ms cycle), cleanup closes the port
+    with the motor IDLE."""
+    from rclpy.parameter import Parameter
+
+    from fric_nodes.haptic_stage import HapticStage
+    from fric_nodes.hardware.stage_emulator import StageEmulator
+    from fric_nodes.hardware.stage_protocol import Mode
+
+    link = tmp_path / "stage"
+    emu = StageEmulator(rate_hz=100.0, command_timeout=5.0, link=str(link), seed=1,
+                        force_noise=0.0, accel_noise=0.0).start()
+    params = dict(backend="serial", port=str(link), rate=100.0, reconnect_period=0.05,
+                  command_timeout=5.0, autostart=False)
+    node = HapticStage(namespace="/lc_serial",
+                       parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
+    link_ = node._link
+    push = Float64MultiArray(data=[1.5])
+    try:
+        time.sleep(0.2)
+        assert node.lifecycle_state == "unconfigured" and link_.opens == 0
+        assert str(node.trigger_configure()).endswith("SUCCESS")
+        assert _until(lambda: node._stats.published > 10, 5.0), "no state frames"
+        node._on_effort(push)  # inactive: ignored, the device stays idle
+        time.sleep(0.1)
+        assert emu.mode == Mode.IDLE and node._ignored == 1
+        assert str(node.trigger_activate()).endswith("SUCCESS")
+        node._on_effort(push)
+        assert _until(lambda: emu.mode == Mode.FORCE and emu.value == pytest.approx(1.5), 2.0)
+        assert str(node.trigger_deactivate()).endswith("SUCCESS")
+        # one device cycle is 10 ms; 0.2 s of slack for a loaded machine's thread scheduling
+        assert _until(lambda: emu.mode == Mode.IDLE, 0.2), emu.mode
+        for _ in range(5):  # commands while inactive: counted, never sent
+            node._on_effort(push)
+        time.sleep(0.1)
+        assert emu.mode == Mode.IDLE and node._ignored == 6
+        assert str(node.trigger_cleanup()).endswith("SUCCESS")
+        assert not link_.connected
+        n = node._stats.published
+        time.sleep(0.1)
+        assert node._stats.published == n, "states published after cleanup"
+        assert str(node.trigger_configure()).endswith("SUCCESS")  # the port opens again
+        assert _until(lambda: node._stats.published > n + 5, 5.0)
+        assert link_.opens == 2
+    finally:
+        node.destroy_node()
+        emu.stop()
+
+
+# ------------------------------------------------------------------ failures in a transition
+def test_transition_failures_leave_the_renderer_safe(ros):
+    """A ValueError in a hook fails the transition (the state stays); any other exception goes
+    through rcl's error processing: the safe output, cleanup, back to unconfigured (silent)."""
+    from rclpy.parameter import Parameter
+
+    from fric_nodes.friction_renderer import FrictionRenderer
+
+    node = FrictionRenderer(namespace="/lc_fail",
+                            parameter_overrides=[Parameter("autostart", value=False)])
+    try:
+        assert node.lifecycle_state == "unconfigured" and not node.output_enabled
+        assert str(node.trigger_configure()).endswith("SUCCESS")
+
+        def refuse():
+            raise ValueError("not now")
+
+        node._lc_activate = refuse
+        assert str(node.trigger_activate()).endswith("FAILURE")
+        assert node.lifecycle_state == "inactive" and not node.output_enabled
+
+        def broken():
+            raise RuntimeError("bug")
+
+        node._lc_activate = broken
+        assert str(node.trigger_activate()).endswith("ERROR")
+        assert node.lifecycle_state == "unconfigured" and not node.output_enabled
+        del node._lc_activate  # the class's own again
+        assert str(node.trigger_configure()).endswith("SUCCESS")
+        assert str(node.trigger_activate()).endswith("SUCCESS") and node.output_enabled
+    finally:
+        node.destroy_node()
+
+
+def test_stage_lockstep_steps_on_commands_with_the_motor_off_while_inactive(ros):
+    """Lockstep: the stage is the controller's clock, so a command still steps it while inactive
+    (the loop keeps its pace), with the motor off; only an active stage applies it."""
+    from rclpy.parameter import Parameter
+
+    from fric_nodes.haptic_stage import FORCE, IDLE, HapticStage
+
+    params = dict(sync="lockstep", rate=100.0, lockstep_wait=0.0, lockstep_timeout=3600.0,
+                  autostart=False)
+    node = HapticStage(namespace="/lc_lockstep",
+                       parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
+    ex = SingleThreadedExecutor()
+    ex.add_node(node)
+    push = Float64MultiArray(data=[2.0])
+
+    def spin(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ex.spin_once(timeout_sec=0.005)
+
+    try:
+        spin(0.2)
+        assert node._stats.published == 0  # unconfigured: no state 0 either
+        assert str(node.trigger_configure()).endswith("SUCCESS")
+        spin(0.2)
+        assert node._stats.published == 1 and node._ls.waiting  # state 0, waiting
+        node._on_effort(push)  # inactive: one step, motor off
+        assert node._k == 1 and node._cmd.applied == IDLE and node._last.velocity == 0.0
+        assert str(node.trigger_activate()).endswith("SUCCESS")
+        for k in (2, 3, 4):
+            node._on_effort(push)
+            assert node._k == k and node._cmd.applied == FORCE
+        assert node._last.velocity > 0.0  # 2 N beats the carriage's static friction
+        assert str(node.trigger_deactivate()).endswith("SUCCESS")
+        node._on_effort(push)
+        assert node._k == 5 and node._cmd.applied == IDLE
+    finally:
+        ex.remove_node(node)
+        node.destroy_node()
