@@ -293,7 +293,10 @@ def test_identification_round_trip_on_a_short_recording(env, tmp_path):
                  env, tmp_path / "record.log")
     assert rc == 0, (tmp_path / "record.log").read_text()[-3000:]
     r = subprocess.run(cli + ["identify", str(rec / "run_bag"), "--urdf", "planar_2link",
-                              "--out", str(ident), "--model", "gear", "--dynamics", "urdf"],
+                              "--out", str(ident), "--model", "gear", "--dynamics", "urdf",
+                              # the sim's effort is the command held over the step ending at
+                              # the stamp: half its 2 ms step behind the states (arm_workflow.md)
+                              "--effort-lag", "0.001"],
                        env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     est = read_joint_friction(ident / "joint_friction.yaml").joints
