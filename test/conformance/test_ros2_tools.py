@@ -26,6 +26,7 @@ What is asserted:
   rejects an invalid one with the node's readable reason; Ctrl-C (SIGINT to the launch's process
   group, as a terminal sends it: the nodes get it directly too) ends it with status 0, every node
   stopped cleanly;
+* ``ros2 lifecycle`` deactivates and reactivates the renderer (a managed node);
 * ``ros2 run`` of every executable: each node starts, answers in the graph and stops cleanly on
   SIGINT; ``ros2 service call`` of the identifier's Trigger runs an identification;
 * a failing identification (``amplitude:=0.05``: the stroke leaves the stage's travel) ends
@@ -426,15 +427,20 @@ def test_ros2_topic_hz_measures_the_stage_rate(tools, live):
     print(f"\nros2 topic hz /joint_states: {rates} Hz")
 
 
-def _param(tools: Tools, verb: str, *args: str) -> subprocess.CompletedProcess:
-    """``ros2 param VERB --no-daemon ARGS``, tried again (at most 3 times) while the node is not
-    discovered within the 1 s spin ("Node not found" on a loaded machine); a longer spin costs
-    twice its length on every call."""
-    for _ in range(3):
-        r = tools.run("param", verb, "--no-daemon", "--spin-time", "1", *args)
+def _ask(tools: Tools, command: str, verb: str, *args: str,
+         tries: int = 3) -> subprocess.CompletedProcess:
+    """``ros2 COMMAND VERB --no-daemon ARGS`` (param, lifecycle), tried again (at most ``tries``
+    times) while the node is not discovered within the 1 s spin ("Node not found" on a loaded
+    machine); a longer spin costs twice its length on every call."""
+    for _ in range(tries):
+        r = tools.run(command, verb, "--no-daemon", "--spin-time", "1", *args)
         if "Node not found" not in r.stdout:
             break
     return r
+
+
+def _param(tools: Tools, verb: str, *args: str) -> subprocess.CompletedProcess:
+    return _ask(tools, "param", verb, *args)
 
 
 def test_ros2_param_set_on_the_renderer(tools, live):
@@ -453,6 +459,21 @@ def test_ros2_param_set_on_the_renderer(tools, live):
     got = _param(tools, "get", "/friction_renderer", "stage_joint.F")
     assert got.returncode == 0 and got.stdout.split()[-1] == "3.0", got.stdout
     print(f"\nros2 param set refusals:\n  {bad.stdout.strip()}\n  {neg.stdout.strip()}")
+
+
+def test_ros2_lifecycle_deactivates_and_reactivates_the_renderer(tools, live):
+    """friction_renderer is a managed node (autostart: active after launch); ``ros2 lifecycle``
+    takes it to inactive and back. (Its lifecycle services are discovered later than the node:
+    without the daemon, a 1 s spin often misses them; hence up to 5 tries.)"""
+    def lifecycle(verb: str, *args: str) -> str:
+        r = _ask(tools, "lifecycle", verb, "/friction_renderer", *args, tries=5)
+        assert r.returncode == 0, f"ros2 lifecycle {verb} {' '.join(args)}: {r.stdout}"
+        return r.stdout
+
+    assert lifecycle("get").split()[0] == "active"
+    for transition, after in (("deactivate", "inactive"), ("activate", "active")):
+        assert "Transitioning successful" in lifecycle("set", transition)
+        assert lifecycle("get").split()[0] == after
 
 
 def test_ctrl_c_ends_ros2_launch_with_status_0(tools, live):
