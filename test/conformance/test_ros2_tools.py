@@ -18,7 +18,8 @@ install prefix may be left running.
 
 What is asserted:
 * every ``launch/*.launch.xml`` runs to completion under ``ros2 launch`` with its short-run
-  arguments (``SHORT_RUN``) and exits 0, no node dying;
+  arguments (``SHORT_RUN``) and exits 0, no node dying, having started exactly the processes
+  ``fric launch`` starts for it (``parse_launch``);
 * ``ros2 launch`` and ``fric launch`` of ``haptic_render.launch.xml`` with ``sync:=lockstep``
   record bit-identical physics (the stage's positions, velocities, efforts, wrench and hand force);
 * a live ``haptic_render`` graph: ``ros2 node list`` sees its nodes, ``ros2 topic hz`` measures
@@ -51,6 +52,7 @@ import pytest
 
 from fric_core.haptics.stage import SAMPLES
 from fric_nodes.tools import pipeline
+from fric_nodes.tools.launch_runner import parse_launch
 
 pytestmark = pytest.mark.slow
 
@@ -69,8 +71,10 @@ SHORT_RUN = {
         "sync": "lockstep", "warmup": "1.0", "cycles": "2.0", "duration": "1.0",
         "record": "false", "out_dir": "{tmp}/ir"},
     "arm_transmission.launch.xml": {"sync": "as_fast_as_possible", "duration": "1.0"},
-    # the tracker plays a 1 s trajectory (after its start delay and approach) and ends the launch
-    "arm_friction.launch.xml": {"trajectory": "{tmp}/short.csv", "out_dir": "{tmp}/af"},
+    # the tracker plays a 1 s trajectory (after its start delay and approach) and ends the launch;
+    # every node of the file: the compensator in the chain, the recorder on
+    "arm_friction.launch.xml": {"trajectory": "{tmp}/short.csv", "compensate": "true",
+                                "record": "true", "out_dir": "{tmp}/af"},
 }
 LAUNCH_TIMEOUT = 90.0        # wall time allowed for one short run [s]
 FAIL_WITHIN = 30.0           # a failing identification must end the launch within this [s]
@@ -240,9 +244,11 @@ def test_ros2_launch_runs_the_file_and_exits_0(tools, file):
     tools.assert_nothing_left()
     assert rc == 0, f"exit status {rc} after {wall:.1f} s:\n{text[-6000:]}"
     assert "process has died" not in text, text[-6000:]
-    started = re.findall(r"\[INFO\] \[launch\]: .*|process started with pid", text)
-    assert started, text[-3000:]
-    print(f"\nros2 launch fric {file}: exit 0 in {wall:.1f} s")
+    # ros2 launch started exactly the processes fric launch would (labels: executable-N)
+    started = set(re.findall(r"\[INFO\] \[([\w.-]+-\d+)\]: process started with pid", text))
+    expected = {n.label for n in parse_launch(ROOT / "launch" / file, _args(file, tools.tmp))}
+    assert started == expected, (started, expected)
+    print(f"\nros2 launch fric {file}: exit 0 in {wall:.1f} s, {', '.join(sorted(started))}")
 
 
 # --- lockstep: ros2 launch and fric launch record the same physics ------------------------------
