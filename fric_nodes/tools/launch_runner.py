@@ -220,7 +220,7 @@ _SCHEMA: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "let": (("name", "value") + _COND, ()),
     "node": (("pkg", "exec", "name", "namespace", "exec_name", "output", "args", "ros_args",
               "on_exit") + _COND, ("param", "remap", "env")),
-    "param": (("name", "value", "from"), ()),
+    "param": (("name", "value", "from", "type"), ()),
     "remap": (("from", "to"), ()),
     "env": (("name", "value"), ()),
     "group": (("scoped",) + _COND, _ACTIONS),
@@ -539,7 +539,14 @@ class _Parser:
             if problem:   # one line now, instead of a traceback from every node that reads it
                 raise self.err(f"<param from=...>: {problem}", el)
             return ["--params-file", path]
-        return ["-p", f"{self.attr(el, 'name', scope)}:={self.attr(el, 'value', scope)}"]
+        value = self.attr(el, "value", scope)
+        if "type" in el.attrib:
+            kind = self.attr(el, "type", scope)
+            if kind != "str":
+                raise self.err(f"<param type={kind!r}>: fric launch supports type=\"str\" only "
+                               "(the value as a string, never read as YAML)", el)
+            value = "'" + value.replace("'", "''") + "'"  # a YAML single-quoted scalar
+        return ["-p", f"{self.attr(el, 'name', scope)}:={value}"]
 
 
 def parse_launch(path: str | os.PathLike, args: dict[str, str] | None = None) -> LaunchDescription:

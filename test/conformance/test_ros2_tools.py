@@ -350,11 +350,6 @@ def test_rviz_without_rviz2_leaves_nothing_running(tools, file):
     assert "rviz2" in text and "process started" not in text, text[-4000:]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "ros2 launch: the launch frontend strips the quotes of value=\"'$(var hand_script)'\" and "
-    "launch_ros reads the rest as YAML 1.1, where 5:2 is the sexagesimal integer 302; fric "
-    "launch passes the string. A fix: <param ... type=\"str\"/> (launch_ros supports it; fric "
-    "launch would have to accept it)"))
 def test_one_segment_hand_script_is_a_string_under_ros2_launch(tools):
     """``hand_script:=5:2`` (5 s at 2 N) is a valid script: fric launch runs it, and ros2 launch
     must hand the stage the same string, not a number."""

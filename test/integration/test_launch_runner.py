@@ -123,6 +123,28 @@ def test_exact_ros_args_command_line(tmp_path, fakes):
     assert bare.label == 'sleeper-2' and desc.node('stage') is stage
 
 
+def test_param_type_str_is_a_yaml_string(tmp_path, fakes):
+    """``<param ... type="str"/>`` (what ros2 launch needs so that ``hand_script:=5:2`` is not
+    read as the YAML 1.1 integer 302): fric launch passes the value as a single-quoted YAML
+    string, quotes doubled; any other type is refused by name."""
+    f = _write(tmp_path / 'a.launch.xml', '''
+        <launch>
+          <arg name="script" default="5:2"/>
+          <node exec="sleeper" name="stage">
+            <param name="hand_script" value="$(var script)" type="str"/>
+            <param name="label" value="it's" type="str"/>
+          </node>
+        </launch>
+    ''')
+    cmd = parse_launch(f).nodes[0].cmd
+    assert cmd[-4:] == ['-p', "hand_script:='5:2'", '-p', "label:='it''s'"]
+    bad = _write(tmp_path / 'b.launch.xml', '''
+        <launch><node exec="sleeper"><param name="x" value="1" type="int"/></node></launch>
+    ''')
+    with pytest.raises(LaunchError, match='type="str" only'):
+        parse_launch(bad)
+
+
 def test_args_defaults_overrides_and_choices(tmp_path, fakes):
     f = _write(tmp_path / 'a.launch.xml', '''
         <launch>
@@ -261,8 +283,8 @@ def test_include_with_args(tmp_path, fakes):
 @pytest.mark.parametrize('body, line, message', [
     ('<node exec="sleeper"/>\n<timer period="1"/>', 3, 'unsupported tag <timer>'),
     ('<node exec="sleeper" respawn="true"/>', 2, "<node>: unsupported attribute 'respawn'"),
-    ('<group>\n  <node exec="sleeper">\n    <param name="a" value="1" type="str"/>\n'
-     '  </node>\n</group>', 4, "<param>: unsupported attribute 'type'"),
+    ('<group>\n  <node exec="sleeper">\n    <param name="a" value="1" sep=","/>\n'
+     '  </node>\n</group>', 4, "<param>: unsupported attribute 'sep'"),
     ('<group if="false">\n<executable cmd="ls"/></group>', 3, 'unsupported tag <executable>'),
     ('<node exec="sleeper">\n  <choice value="x"/>\n</node>', 3,
      '<choice> is not supported inside <node>'),
