@@ -92,6 +92,8 @@ class JointStateReader:
         self.effort = np.zeros(n)
         self._names: list | None = None
         self._index: np.ndarray | None = None
+        self._bad_names: list | None = None  # the last names _map rejected, and its error
+        self._bad: InputError | None = None
 
     def _map(self, names: list) -> np.ndarray:
         pos = {}
@@ -107,7 +109,13 @@ class JointStateReader:
     def read(self, msg: JointState) -> None:
         names = msg.name
         if names != self._names:
-            index = self._map(list(names))  # may raise: keep the old cache then
+            if names == self._bad_names:  # the same unusable names again (a foreign stream)
+                raise self._bad.with_traceback(None)
+            try:
+                index = self._map(list(names))  # may raise: keep the old cache then
+            except InputError as e:
+                self._bad_names, self._bad = list(names), e
+                raise
             self._names, self._index = list(names), index
         n_names = len(names)
         picked = []

@@ -46,14 +46,24 @@ from fric_interfaces.renderer_params import (ELEMENT_KEYS, GLOBAL_SPECS, joint_s
                                              resolve_element, validate_globals)
 from fric_nodes.builders import build_bank
 from fric_nodes._lifecycle import ManagedNode, lifecycle_done
-from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node,
-                                   sleep_ok, unused_overrides, wall_clock_ns)
-from fric_nodes.renderer_diagnostics import Stats, renderer_status
+from fric_nodes._node_util import (FricNode, Housekeeping, declare_params, run_node, sleep_ok,
+                                   unused_overrides, wall_clock_ns)
+from fric_nodes.renderer_diagnostics import LazyRejectLog, Stats, renderer_status
 from fric_nodes.renderer_markers import RendererMarkers
 
 __all__ = ["FrictionRenderer", "shutdown", "main"]
 
 _AXES = {"x": 0, "y": 1, "z": 2}
+
+# rejection texts (str.format templates, formatted only when read: LazyRejectLog)
+_STAMP_STALE = ("{}: header stamp {} ns is within watchdog_timeout of the last input before the "
+                "watchdog trip ({} ns): a leftover of the stream that stopped, not a resumed one")
+_STAMP_JUMP = ("{}: header stamp {} ns jumps {:.6g} s from the last accepted {} ns while {:.3g} s "
+               "passed (more than watchdog_timeout apart: a wrong stamp, not a gap)")
+_STAMP_NOT_AFTER = ("{}: header stamp {} ns is not after the last accepted {} ns (out of order, "
+                    "duplicate or clock going backwards)")
+_IMPLAUSIBLE = ("{}: {} {:.6g} of joint {!r} is beyond {} {:g} (an implausible sample; it never "
+                "reaches the element)")
 
 
 class FrictionRenderer(ManagedNode, FricNode):
@@ -109,7 +119,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._force = np.zeros(n)  # admittance wrench input
         self._pos_mono = None  # admittance/wrench: receipt of the last valid joint_states
         self._stats = Stats(n)
-        self._rejects = RejectLog(self.get_logger(), "input")
+        self._rejects = LazyRejectLog(self.get_logger(), "input")
         self._names_ok = None  # joint names of the last accepted joint_states (a reference)
         self._rejecting = None  # the message being admitted (for _reject's bookkeeping)
         self._apply_live(values)
@@ -209,10 +219,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         anchor = False
         if last < 0 and self._trip_t >= 0:  # first input after a trip
             if self._trip_t < t <= self._trip_t + self._timeout_ns:
-                self._reject("stamp_stale",
-                             f"{topic}: header stamp {t} ns is within watchdog_timeout of the "
-                             f"last input before the watchdog trip ({self._trip_t} ns): a "
-                             "leftover of the stream that stopped, not a resumed one")
+                self._reject("stamp_stale", _STAMP_STALE, topic, t, self._trip_t)
                 return False
         elif last >= 0:
             # how far the stamp advanced beyond the time that really passed (receive clock)
@@ -220,29 +227,24 @@ class FrictionRenderer(ManagedNode, FricNode):
             if excess > self._timeout_ns or (t <= last and -excess > self._timeout_ns):
                 if self._run_accepted != 1:
                     self._reject("stamp_jump" if t > last else "stamp_not_increasing",
-                                 f"{topic}: header stamp {t} ns jumps {(t - last) * 1e-9:.6g} s "
-                                 f"from the last accepted {last} ns while "
-                                 f"{(mono - self._last_valid_mono) * 1e-9:.3g} s passed (more "
-                                 f"than watchdog_timeout apart: a wrong stamp, not a gap)")
+                                 _STAMP_JUMP, topic, t, (t - last) * 1e-9, last,
+                                 (mono - self._last_valid_mono) * 1e-9)
                     return False
                 anchor = True  # the first input of this run was the odd one: re-anchor
             elif t <= last:
-                self._reject("stamp_not_increasing",
-                             f"{topic}: header stamp {t} ns is not after the last accepted "
-                             f"{last} ns (out of order, duplicate or clock going backwards)")
+                self._reject("stamp_not_increasing", _STAMP_NOT_AFTER, topic, t, last)
                 return False
         try:
             read(msg)
         except InputError as e:
-            self._reject(e.kind, f"{topic}: {e}")
+            self._reject(e.kind, "{}: {}", topic, e)
             return False
         x = self._plaus_x
         if max(map(abs, x.tolist())) > self._plaus_lim:  # ~0.25 us for one joint (numpy: 1.4)
             i = int(np.abs(x).argmax())
             what, limit = self._plaus_what
-            self._reject("implausible", f"{topic}: {what} {x[i]:.6g} of joint "
-                         f"{self._joints[i]!r} is beyond {limit} {self._plaus_lim:g} (an "
-                         "implausible sample; it never reaches the element)")
+            self._reject("implausible", _IMPLAUSIBLE, topic, what, float(x[i]), self._joints[i],
+                         limit, self._plaus_lim)
             return False
         if self._plaus_pos is not None and not self._position_plausible(topic):
             return False
@@ -312,7 +314,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         try:
             self._reader.read(msg)
         except InputError as e:
-            self._reject(e.kind, f"joint_states: {e}", publish=False)
+            self._reject(e.kind, "joint_states: {}", e, publish=False)
             return
         if not self._position_plausible("joint_states", publish=False):
             self._pos_mono = None  # no setpoint starts from it
@@ -325,9 +327,8 @@ class FrictionRenderer(ManagedNode, FricNode):
         if max(map(abs, p.tolist())) <= self._max_position:
             return True
         i = int(np.abs(p).argmax())
-        self._reject("implausible", f"{topic}: position {p[i]:.6g} of joint "
-                     f"{self._joints[i]!r} is beyond max_position {self._max_position:g} (an "
-                     "implausible sample; it never reaches the element)", publish=publish)
+        self._reject("implausible", _IMPLAUSIBLE, topic, "position", float(p[i]),
+                     self._joints[i], "max_position", self._max_position, publish=publish)
         return False
 
     def _render_admittance(self, h: np.ndarray, position: np.ndarray) -> None:
@@ -350,13 +351,15 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._housekeeping.after_output()
 
     # ------------------------------------------------------------------ safety
-    def _reject(self, reason: str, text: str, publish: bool = True) -> None:
-        """Count and log a rejected input (and foreign messages: other joints); the safe output."""
+    def _reject(self, reason: str, text: str, *args, publish: bool = True) -> None:
+        """Count and log a rejected input (and foreign messages: other joints); the safe output.
+        The text is ``text.format(*args)``, formatted only when read or logged
+        (:class:`~fric_nodes.renderer_diagnostics.LazyRejectLog`)."""
         if reason == "missing_joint":
             self._stats.foreign_period += 1
         elif reason.startswith("stamp_") and self._foreign(self._rejecting):
             self._stats.foreign_period += 1  # rejected for its stamp, but not one of our messages
-        self._rejects.add(reason, text)
+        self._rejects.add(reason, text, *args)
         if publish:
             self._publish_safe()
 
@@ -368,7 +371,7 @@ class FrictionRenderer(ManagedNode, FricNode):
             return
         if self._impedance:
             m = self._max_effort
-            np.clip(self._cmd, -m, m, out=self._cmd)
+            np.minimum(np.maximum(self._cmd, -m, out=self._cmd), m, out=self._cmd)  # np.clip
         elif not self._rendering and not self._tripped:
             return  # no setpoint yet: no position to hold
         self._out.publish(self._writer.fill(self._cmd))

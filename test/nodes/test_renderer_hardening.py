@@ -341,3 +341,64 @@ def test_leftover_of_the_dead_stream_after_a_trip_renders_no_effort(make):
         node._on_joint_state(js(0.05, k))
         assert node.last_command[0] == -ref.step(0.05)
     assert not node.watchdog_tripped
+
+
+# ------------------------------------------------------------------ the rejection path's cost
+def test_lazy_reject_log_reads_and_logs_what_the_eager_one_does():
+    """Issue 17: a rejection keeps its template and arguments and the warning's throttle is
+    checked before rclpy's logger (which looks up the caller's source file on every call). The
+    diagnostics read, and the log shows, the texts RejectLog shows when given them formatted."""
+    from fric_nodes._node_util import RejectLog
+    from fric_nodes.renderer_diagnostics import LazyRejectLog
+
+    class Log:
+        def __init__(self):
+            self.lines = []
+
+        def warning(self, text, **_):
+            self.lines.append(text)
+
+    lazy, eager = LazyRejectLog(Log()), RejectLog(Log())
+    buf = np.array([0.5])
+    for k in range(50):
+        buf[0] = 1.5 * k
+        args = ("joint_states", "velocity", float(buf[0]), "j", "max_velocity", 10.0)
+        tmpl = "{}: {} {:.6g} of joint {!r} is beyond {} {:g}"
+        for log in (lazy, eager):
+            log.add("implausible", tmpl.format(*args)) if log is eager else \
+                log.add("implausible", tmpl, *args)
+            log.add("no_position", "wrench: no recent joint_states")
+        if k == 20:
+            assert lazy.period_problem() == eager.period_problem()
+    buf[0] = -1.0  # the buffer reused: the texts kept their values
+    assert lazy.key_values() == eager.key_values()
+    problem = lazy.period_problem()
+    assert problem == eager.period_problem() and problem.startswith("58 rejected inputs, last: ")
+    assert lazy.latest == eager.latest
+    assert lazy.last["implausible"].endswith("73.5 of joint 'j' is beyond max_velocity 10")
+    assert lazy.period_problem() is eager.period_problem() is None
+    assert lazy._log.lines == ["rejected input: joint_states: velocity 0 of joint 'j' is beyond "
+                               "max_velocity 10"]  # one per second, the first
+
+
+def test_repeated_foreign_joint_names_raise_the_same_error_without_a_growing_traceback():
+    """Issue 17: a stream without our joints is rejected from a cached error; same text."""
+    from fric_interfaces.conversions import InputError, JointStateReader
+    r = JointStateReader(["stage_joint"])
+    errors, depth = [], []
+    for k in range(4):
+        with pytest.raises(InputError) as e:
+            r.read(joint_state_msg(["gripper"], [0.0], [0.0], None))
+        errors.append(e.value)
+        depth.append(len(list(_frames(e.value.__traceback__))))
+    assert depth[1] == depth[2] == depth[3] < depth[0]  # without _map's frame, not growing
+    assert str(errors[2]) == str(errors[0]) == \
+        "name: joint(s) ['stage_joint'] missing (message has ['gripper'])"
+    r.read(js(0.25, 0))
+    assert r.velocity[0] == 0.25
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
