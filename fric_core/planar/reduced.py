@@ -33,10 +33,13 @@ import numpy as np
 from .._checks import param
 from .limit_surface import EllipsoidLimitSurface, LimitSurfaceTable, as_state, as_twists
 from .params import TABLE_I, PlanarFrictionParams
+from .reduced_fast import make_kernel
 
 __all__ = ["ReducedLuGre"]
 
 _TINY = 1e-300
+_SHAPE3 = (3,)
+_F64 = np.dtype(np.float64)
 LimitSurfaceLike = Union[LimitSurfaceTable, EllipsoidLimitSurface]
 
 
@@ -74,6 +77,7 @@ class ReducedLuGre:
             raise ValueError(f"n_contacts: expected an integer, got {n_contacts!r}") from None
         if m != n_contacts or m < 1:
             raise ValueError(f"n_contacts: must be an integer >= 1, got {n_contacts!r}")
+        self._kern = None                        # the one-contact kernel (reduced_fast)
         self.params = params
         self.dt = param("dt", dt, minimum=0.0, strict=True, allow_array=False)
         self.elasto_plastic = bool(elasto_plastic)
@@ -93,6 +97,7 @@ class ReducedLuGre:
         self.normal_force = fn
         self._neg_fn = -fn
         self._fn0 = float(np.ravel(fn)[0])
+        self._kern = None
 
     def set_limit_surface(self, limit_surface: LimitSurfaceLike) -> None:
         """Swap the limit surface (e.g. ``table.rescaled(s)`` when a Hertz-like contact grows,
@@ -100,6 +105,26 @@ class ReducedLuGre:
         if not isinstance(limit_surface, (LimitSurfaceTable, EllipsoidLimitSurface)):
             raise ValueError("limit_surface: expected a LimitSurfaceTable or EllipsoidLimitSurface")
         self.limit_surface = limit_surface
+
+    # what the one-contact kernel captures: setting any of these rebuilds it at the next step
+    params = property(lambda self: self._params, lambda self, v: self._reconfigure("_params", v),
+                      doc="The Table I parameters (PlanarFrictionParams).")
+    dt = property(lambda self: self._dt, lambda self, v: self._reconfigure("_dt", v),
+                  doc="The fixed step of :meth:`step` [s].")
+    elasto_plastic = property(lambda self: self._ep, lambda self, v: self._reconfigure("_ep", v),
+                              doc="Whether the bristle rate is the Elasto-Plastic (34).")
+    limit_surface = property(lambda self: self._ls, lambda self, v: self._reconfigure("_ls", v),
+                             doc="The limit surface (treated as read-only once given).")
+
+    def _reconfigure(self, name, value) -> None:
+        setattr(self, name, value)
+        self._kern = None
+
+    def __getstate__(self):
+        # copies and pickles rebuild the kernel: it holds a view of this model's state
+        d = self.__dict__.copy()
+        d["_kern"] = None
+        return d
 
     @property
     def cop(self) -> np.ndarray:
@@ -213,7 +238,8 @@ class ReducedLuGre:
         return q.T
 
     def _step_one(self, vx: float, vy: float, om: float) -> np.ndarray:
-        """The same update for one contact in plain floats (no array overhead)."""
+        """The same update for one contact in plain floats, through ``h_scalar`` (the reference
+        of the kernel of :mod:`.reduced_fast`, which inlines it)."""
         p, ls = self.params, self.limit_surface
         r = ls.radius
         hx, hy, ht = ls.h_scalar(vx, vy, om)
@@ -274,6 +300,13 @@ class ReducedLuGre:
     def step(self, twist) -> np.ndarray:
         """Advance all contacts by ``dt`` with the twists (at the CoP) held constant; return the
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
+        kern = self._kern
+        if kern is not None and type(twist) is np.ndarray and twist.shape == _SHAPE3 \
+                and twist.dtype is _F64:
+            # one contact, a float (3,) array: the plain-float kernel (reduced_fast)
+            vx, vy, om = twist.tolist()
+            if math.isfinite(vx + vy + om):
+                return kern(vx, vy, om)
         if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
             try:
                 vx, vy, om = (float(c) for c in np.ravel(twist))
@@ -281,8 +314,14 @@ class ReducedLuGre:
                 vx, vy, om = self._twists(twist)[:, 0]
             if not math.isfinite(vx + vy + om):
                 raise ValueError(f"twist: must be finite, got {twist!r}")
-            f = self._step_one(vx, vy, om)
+            if kern is None:
+                kern = self._kern = make_kernel(self)
+            f = kern(vx, vy, om)
             return f if np.ndim(twist) == 1 else f[None, :]
+        return self._step_numpy(twist)
+
+    def _step_numpy(self, twist) -> np.ndarray:
+        """The vectorised step (any number of contacts): the reference of the kernels."""
         tc = self._twists(twist)
         zc = self._zc
         u, a = self._rates(tc, zc)
