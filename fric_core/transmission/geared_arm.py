@@ -63,7 +63,7 @@ import numpy as np
 
 from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
 from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
-from .projection import AxprojSolver, _is_diagonal, axproj_diagonal
+from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
 
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
            "CoulombAxproj", "coulomb_gear_bounds"]
@@ -309,6 +309,20 @@ class GearedArm:
         self._diag = np.arange(n) * (n + 1)  # flat indices of a diagonal
         self._m_eff = np.zeros(n)
         self._warned = False
+        #: True: step by the reference implementation (the plain-numpy code the fast path of
+        #: :meth:`step` is tested against, to round-off; slower)
+        self.reference = False
+        # the fast path's constants and buffers (P and A share one (2n, n) array: one
+        # matrix-vector product gives P x and A x)
+        self._Dm = np.diag(self.m + self.m_v)
+        self._mv_any = bool(self.m_v.any())
+        self._Dmv = np.diag(self.m_v)
+        self._neg_gv = -self.gamma_v[:, None]
+        self._Dgu_m = np.diag(self._gu_m)
+        self._Mhat = np.empty((n, n))
+        self._B = np.empty((n, n))
+        self._PA = np.empty((2 * n, n))
+        self._P, self._A = self._PA[:n], self._PA[n:]
         self.reset()
 
     # -- constructors ---------------------------------------------------------------------------
@@ -532,8 +546,70 @@ class GearedArm:
         np.divide(1.0, Minv.flat[self._diag], out=self._m_eff)
         return Minv
 
+    def _inverse_inertia_fast(self, Mh: np.ndarray, m_extra=None) -> np.ndarray:
+        """:meth:`_inverse_inertia` without the wrappers (same result; it raises through it)."""
+        Mhat = np.add(Mh, self._Dm, out=self._Mhat)
+        if m_extra is not None:
+            Mhat.flat[self._diag] += m_extra
+        with np.errstate(all="ignore"):  # singular: NaN, and the check below raises
+            Minv = _inv(Mhat)
+        d = Minv.diagonal()
+        if not (d.min() > 0.0 and np.isfinite(Minv).all()):
+            return self._inverse_inertia(Mh, m_extra)  # raises the reference's error
+        np.divide(1.0, d, out=self._m_eff)
+        return Minv
+
     def step(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
         """One step of (69); returns the new joint velocities (a copy)."""
+        if self.reference:
+            return self._step_reference(tau_u, h, wrench, tau_load)
+        tau_u = self._vector("tau_u", tau_u)
+        try:
+            h = float(h)
+        except (TypeError, ValueError):
+            raise ValueError(f"h: expected a timestep in seconds, got {h!r}") from None
+        if not (h > 0.0 and math.isfinite(h)):
+            raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+        if wrench is not None:
+            wrench = np.asarray(wrench, dtype=float)
+            if wrench.shape != (6,) or not np.isfinite(wrench).all():
+                raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
+                                 f"{wrench!r}")
+        if tau_load is not None:
+            tau_load = self._vector("tau_load", tau_load)
+        q, v = self._q, self._v
+        Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
+        Mq = Mh + self._Dmv if self._mv_any else Mh                               # (49)
+        B = np.multiply(self._neg_gv, Mq, out=self._B)
+        b = None
+        if self.joint_friction:  # input-side joint friction (module docstring)
+            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
+            m_visc = h * b  # implicit viscosity: an input-side inertia h b
+            tau_u = tau_u - self._coulomb_offset - b * v
+            self._step_C = self._coulomb
+            self._step_g = self.gamma_u * self._coulomb
+            Minv = self._inverse_inertia_fast(Mh, m_visc)                         # (69a)
+            B.flat[self._diag] += self.gamma_u * (self.m + m_visc)
+        else:
+            Minv = self._inverse_inertia_fast(Mh)                                 # (69a)
+            np.add(B, self._Dgu_m, out=B)
+        P = np.matmul(B, Minv, out=self._P)                                       # (69b)
+        A = np.multiply(Minv, h, out=self._A)
+        tau_v = bias + self.damping * v                                           # (69c)
+        if wrench is not None:
+            tau_v = tau_v - J.T @ wrench
+        if tau_load is not None:
+            tau_v = tau_v + tau_load
+        smax = math.sqrt(float(np.vdot(P, P)))  # ‖P‖_F ≥ σ_max(P)
+        if smax >= 1.0:
+            smax = float(np.linalg.norm(P, 2))
+        well_posed = smax < 1.0
+        if not well_posed:
+            self._ill_posed(smax)
+        return self._finish_step(tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b)
+
+    def _step_reference(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
+        """:meth:`step` by the reference implementation (``reference = True``)."""
         tau_u = self._vector("tau_u", tau_u)
         try:
             h = float(h)
@@ -551,6 +627,7 @@ class GearedArm:
         q, v = self._q, self._v
         Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
         gu_m = self._gu_m
+        b = None
         if self.joint_friction:  # input-side joint friction (module docstring)
             b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
             m_visc = h * b  # implicit viscosity: an input-side inertia h b
@@ -577,6 +654,10 @@ class GearedArm:
         well_posed = smax < 1.0
         if not well_posed:
             self._ill_posed(smax)
+        return self._finish_step(tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b)
+
+    def _finish_step(self, tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b):
+        """(69d)–(69g) with the end stops; stores the state, returns a copy of v."""
         res = self._friction_step(tau_u, tau_v, v, A, P, q, smax)
         v_new = res[0]
         at_stop = impulse = None
@@ -602,8 +683,15 @@ class GearedArm:
     def _friction_step(self, tau_u, tau_v, v, A, P, q, smax):
         """(69d)–(69f) for the loads τ_v: (v_new, v*, f, λ, stuck, iterations, converged)."""
         tau_a = tau_u - tau_v
-        phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a             # (69d)
-        v_star = v + A @ tau_a                                                    # (69e)
+        fast = not self.reference
+        if fast:  # A and P are the halves of self._PA: one product for both
+            pa = self._PA @ tau_a
+            n = self.n
+            phi = self.gamma_u * tau_u + self.gamma_v * tau_v - pa[:n]            # (69d)
+            v_star = v + pa[n:]                                                   # (69e)
+        else:
+            phi = self.gamma_u * tau_u + self.gamma_v * tau_v - P @ tau_a         # (69d)
+            v_star = v + A @ tau_a                                                # (69e)
         if self.joint_friction:
             return self._joint_friction_step(v_star, A, phi, P, q, smax)
         if self.n == 1:  # (70), identical to the 1-DOF algorithm (44)
@@ -613,6 +701,15 @@ class GearedArm:
             f = y / a
             lam = phi + p * f
             it, conv = 0, True
+        elif fast:  # (67), (69f): one linear solve when no joint changes its piece
+            v_new, f, lam, stuck, it, conv, resid = self._solver.solve_velocity(
+                v_star, A, phi, P, self._PA)
+            if not conv:
+                self.unconverged_steps += 1
+                if self.on_ill_posed == "raise":
+                    raise ValueError(f"tau_u: axproj found no solution at q = {q.tolist()} "
+                                     f"(residual {resid:.3g}, sigma_max(P) = {smax:.4g})")
+            return v_new, v_star, f, lam, stuck, it, conv
         else:
             r = self._solver.solve(v_star, A, phi, P)                             # (67)
             y, f, lam, stuck, it, conv = r.y, r.friction, r.lam, r.stuck, r.iterations, r.converged

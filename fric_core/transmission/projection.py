@@ -42,6 +42,27 @@ import numpy as np
 
 from .dai import _TIE, IllPosedWarning
 
+try:  # numpy's own LAPACK gufunc behind np.linalg.solve, without its wrapper (same result)
+    from numpy.linalg import _umath_linalg
+
+    def _solve1(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        return _umath_linalg.solve1(K, rhs, signature="dd->d")
+
+    def _inv(M: np.ndarray) -> np.ndarray:
+        return _umath_linalg.inv(M, signature="d->d")
+except (ImportError, AttributeError):  # pragma: no cover - other numpy layouts
+    def _solve1(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        try:
+            return np.linalg.solve(K, rhs)
+        except np.linalg.LinAlgError:
+            return np.full(K.shape[0], np.nan)
+
+    def _inv(M: np.ndarray) -> np.ndarray:
+        try:
+            return np.linalg.inv(M)
+        except np.linalg.LinAlgError:
+            return np.full(M.shape, np.nan)
+
 __all__ = ["axproj", "axproj_result", "axproj_diagonal", "axproj_projection", "axproj_residual",
            "lambda_fixed_point", "friction_phi_n", "sigma_max", "AxprojResult", "AxprojSolver",
            "IllPosedError"]
@@ -317,11 +338,13 @@ class AxprojSolver:
         self._eye = np.eye(self.n)
         self.f = np.zeros(self.n)  # last solution (warm start)
         self.warm = False
+        self._last = None  # (z, |λ|, λ) of the last solve's final evaluation: its pieces
 
     def reset(self) -> None:
         """Forget the warm start."""
         self.f[:] = 0.0
         self.warm = False
+        self._last = None
 
     # one evaluation of the piecewise-affine map
     @staticmethod
@@ -392,7 +415,62 @@ class AxprojSolver:
             method = "newton+gauss-seidel"
             lam, w, z, b, res = self._evaluate(f, v, A, phi, P, r, a_diag)
         converged = res <= tol
+        self._last = (z, b, lam)  # the final pieces: the next :meth:`solve_velocity`'s guess
         return self._finish(f, lam, w, v, A, a_diag, it, converged, res, method)
+
+    def solve_velocity(self, v: np.ndarray, A: np.ndarray, phi: np.ndarray, P: np.ndarray,
+                       PA: np.ndarray | None = None):
+        """:meth:`solve` for a time-stepper: ``(w, f, λ, stuck, iterations, converged,
+        residual)`` with ``w = v − y`` the new velocity (exactly 0 for stuck joints).
+
+        The common case of a warm-started step is one linear solve: every joint keeps the
+        piece (stuck, or sliding with its direction and sgn λ) it had at the end of the
+        previous solve, the system of those pieces is solved once, and if the result meets the
+        tolerance (the residual of :meth:`solve`, same scale) it is the answer — the same linear
+        system :meth:`solve`'s last Newton step solves when the pieces are right, so the same
+        solution to round-off. Otherwise (a piece changed, the first call, after
+        :meth:`reset`) it is :meth:`solve` from the same warm start. ``PA``: optionally P
+        stacked on A, (2n, n), for one matrix-vector product instead of two.
+        """
+        last = self._last
+        if last is not None and self.warm:
+            n = self.n
+            z0, b0, lam0 = last
+            stuck0 = np.abs(z0) <= b0
+            # the pieces of solve(): c = sgn z · sgn λ (λ = 0 counts as +) on sliding joints
+            c = np.not_equal(z0 > 0.0, lam0 < 0.0) * 2.0 - 1.0
+            c[stuck0] = 0.0
+            K = np.where(stuck0[:, None], A, self._eye - c[:, None] * P)
+            rhs = np.where(stuck0, v, c * phi)
+            with np.errstate(all="ignore"):  # a singular K gives NaN: solve() takes over
+                f = _solve1(K, rhs)
+            if PA is None:
+                lam = phi + P @ f
+                w = v - A @ f
+            else:
+                pa = PA @ f
+                lam = phi + pa[:n]
+                w = v - pa[n:]
+            a_diag = A.diagonal()
+            b = np.abs(lam)
+            z = f + (1.0 / a_diag) * w
+            G = f - np.minimum(np.maximum(z, -b), b)
+            res = float((np.abs(G) * a_diag).max())
+            vmax = float(np.abs(v).max())
+            if res <= self.tol * max(vmax, float((a_diag * b).max()), 1e-300):
+                vel_tol = max(res, self.tol * max(vmax, 1e-300)) * 10.0
+                stuck = np.abs(w) <= vel_tol
+                w[stuck] = 0.0
+                self.f[:] = f
+                self._last = (z, b, lam)
+                return w, f, lam, stuck, 1, True, res
+            extra = 1
+        else:
+            extra = 0
+        r = self.solve(v, A, phi, P)
+        w = v - r.y
+        w[r.stuck] = 0.0
+        return w, r.friction, r.lam, r.stuck, r.iterations + extra, r.converged, r.residual
 
     def _gauss_seidel(self, f, v, A, phi, P, a_diag, tol):
         """Projected Gauss–Seidel: each joint's exact 1-D problem (70) with the others frozen."""

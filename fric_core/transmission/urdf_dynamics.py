@@ -27,6 +27,8 @@ import pinocchio as pin
 
 __all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf"]
 
+_LWA = pin.LOCAL_WORLD_ALIGNED
+
 
 class UrdfError(ValueError):
     """The URDF cannot be used: missing/malformed file, unsupported joint, unknown name."""
@@ -157,6 +159,12 @@ class UrdfDynamics:
         self.joint_kinds = tuple(kinds)
         self._cont = [(i, model.joints[j].idx_q) for i, j in enumerate(order)
                       if kinds[i] == "continuous"]
+        # precomputed index arrays: one fancy assignment each for the angles, cos and sin
+        self._cont_i = np.array([i for i, _ in self._cont], dtype=int)
+        self._cont_q = np.array([k for _, k in self._cont], dtype=int)
+        self._cont_q1 = self._cont_q + 1
+        self._vpin = np.zeros(model.nv)
+        self._ix = np.ix_(self._perm, self._perm) if self._perm is not None else None
         self._plain_q = np.array([model.joints[j].idx_q for i, j in enumerate(order)
                                   if kinds[i] != "continuous"], dtype=int)
         self._plain_i = np.array([i for i in range(self.n) if kinds[i] != "continuous"],
@@ -190,31 +198,39 @@ class UrdfDynamics:
         if self._perm is None and not self._cont:
             return q
         qp[self._plain_q] = q[self._plain_i]
-        for i, idx in self._cont:
-            qp[idx] = np.cos(q[i])
-            qp[idx + 1] = np.sin(q[i])
+        if self._cont:
+            a = q[self._cont_i]
+            qp[self._cont_q] = np.cos(a)
+            qp[self._cont_q1] = np.sin(a)
         return qp
 
     def _velocity(self, v: np.ndarray) -> np.ndarray:
         if self._perm is None:
             return v
-        vp = np.empty(self.model.nv)
+        vp = self._vpin
         vp[self._perm] = v
         return vp
 
     # -- terms ---------------------------------------------------------------------------------
     def terms(self, q: np.ndarray, v: np.ndarray, jacobian: bool = False):
-        """``(M_h(q), h(q, v), J(q) or None)``; M and h are buffers reused by the next call."""
+        """``(M_h(q), h(q, v), J(q) or None)``; M and h are buffers reused by the next call.
+
+        One call of each of Pinocchio's ``crba``, ``nonLinearEffects`` and (when asked)
+        ``computeFrameJacobian`` on the model's own data; no copies when the joints are in the
+        model's order and none is continuous (else one reordering with precomputed indices)."""
         model, data = self.model, self.data
-        qp, vp = self._config(q), self._velocity(v)
+        if self._perm is None and not self._cont:
+            qp, vp = q, v
+        else:
+            qp, vp = self._config(q), self._velocity(v)
         M = pin.crba(model, data, qp)
         h = pin.nonLinearEffects(model, data, qp, vp)
         J = None
         if jacobian:
-            J = pin.computeFrameJacobian(model, data, qp, self._fid, pin.LOCAL_WORLD_ALIGNED)
+            J = pin.computeFrameJacobian(model, data, qp, self._fid, _LWA)
         if self._perm is not None:
             p = self._perm
-            M = M[np.ix_(p, p)]
+            M = M[self._ix]
             h = h[p]
             J = J[:, p] if J is not None else None
         return M, h, J
