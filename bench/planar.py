@@ -3,8 +3,11 @@
 Prints, measured in one run on this machine (targets and the paper's C++ figures alongside):
 * steps/s of the distributed planar LuGre model (fixed exact step) at N×N = 5…33 cells
   (Table II's grid, square surface: every cell loaded), and of its Elasto-Plastic form at 21×21;
-* the reduced model: steps/s for one contact, and contact-steps/s batched over 1, 100 and 10000
-  contacts per call (limit-surface table and ellipsoid);
+* the reduced model: µs per step for one contact (table and ellipsoid, LuGre and
+  Elasto-Plastic) beside the step before issue 17 measured in the same run; the authors' own
+  speed case beside their C++ (built from their repository with ``--authors PATH`` or
+  ``$FRIC_AUTHORS_REPO``, pybind11 and g++; else beside the issue's figure); and contact-steps/s
+  batched over 1, 100 and 10000 contacts per call;
 * limit-surface pre-computation time over cells N at N_ls = 20 (Table V) and over N_ls at 21×21
   (Table VI), circle surface;
 * the 2 s in-hand slip-stick simulation (Sec. VI-C, Table IV: circle, f_N = 1.73 + 0.91 sin 4πt
@@ -12,12 +15,13 @@ Prints, measured in one run on this machine (targets and the paper's C++ figures
   model, semi-implicit Euler at 5e-5 s, and where the two end up.
 
 Timings are medians over repeats on a shared machine; nothing here asserts.
-Run: ``.venv/bin/python bench/planar.py [--quick]``.
+Run: ``.venv/bin/python bench/planar.py [--quick] [--only reduced] [--authors PATH]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import sys
@@ -35,7 +39,7 @@ TABLE_V = {5: 2.4e-2, 9: 5.4e-2, 13: 1.0e-1, 17: 1.8e-1, 21: 2.6e-1, 25: 3.7e-1,
 TABLE_VI = {5: 2.2e-2, 9: 5.8e-2, 13: 1.1e-1, 17: 1.9e-1, 21: 2.9e-1, 25: 3.9e-1, 29: 5.3e-1,
             33: 7.0e-1}
 REF_DIST_21 = 1.0e4          # the paper's C++ distributed model at 21×21 on this machine (issue)
-REF_RED = 7.0e5              # the paper's C++ reduced model on this machine (issue)
+REF_RED_US = (0.9, 1.6)      # the authors' C++ reduced step on this machine, µs (issue 17)
 TARGET_DIST_21 = 1.2e4
 TARGET_BATCH = 1.0e7
 TARGET_PRECOMP = 0.25
@@ -85,17 +89,98 @@ def distributed(quick: bool) -> None:
     print(f"  21×21 Elasto-Plastic: {r:.3g} steps/s")
 
 
-def reduced(quick: bool) -> None:
+def _old_single_step(m):
+    """The one-contact ``step`` before issue 17 (numpy dispatch, then the scalar ``_step_one``
+    with ``h_scalar``): the baseline of the kernel, measured in the same run."""
+    def step(twist):
+        if m.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
+            vx, vy, om = (float(c) for c in np.ravel(twist))
+            if not math.isfinite(vx + vy + om):
+                raise ValueError("twist: must be finite")
+            f = m._step_one(vx, vy, om)
+            return f if np.ndim(twist) == 1 else f[None, :]
+        raise ValueError("one contact only")
+    return step
+
+
+def _us(fn, n_calls: int, repeats: int) -> float:
+    """Best µs per call over ``repeats`` blocks (the least disturbed block on a shared machine)."""
+    fn()
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n_calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n_calls)
+    return best * 1e6
+
+
+def _authors_cpp(repo: str):
+    """The authors' reduced model (github.com/Gabrieleenx/FrictionModelling,
+    frictionModelsCPP) built with pybind11 from ``repo`` (a checkout or a bare git directory),
+    -O2 as their CMakeLists; the module, or a sentence saying why not."""
+    import hashlib
+    import importlib.util
+    import subprocess
+    import sysconfig
+    try:
+        import pybind11
+    except ImportError:
+        return "pybind11 not installed"
+    names = ["utils.h", "utils.cpp", "distributedModel.h", "distributedModel.cpp",
+             "reducedModel.h", "reducedModel.cpp"]
+    src = {}
+    for name in names:
+        path = os.path.join(repo, "frictionModelsCPP", name)
+        if os.path.exists(path):
+            with open(path, "rb") as fh:
+                src[name] = fh.read()
+        else:
+            r = subprocess.run(["git", "--git-dir", repo, "show", f"HEAD:frictionModelsCPP/{name}"],
+                               capture_output=True)
+            if r.returncode:
+                return f"no frictionModelsCPP/{name} in {repo}"
+            src[name] = r.stdout
+    key = hashlib.sha1(b"".join(src[n] for n in names)).hexdigest()[:12]
+    build = os.path.join(os.path.expanduser("~"), ".cache", "fric_bench", "authors_" + key)
+    ext = sysconfig.get_config_var("EXT_SUFFIX")
+    so = os.path.join(build, "ReducedFrictionModelCPPClass" + ext)
+    if not os.path.exists(so):
+        os.makedirs(build, exist_ok=True)
+        for name in names:
+            with open(os.path.join(build, name), "wb") as fh:
+                fh.write(src[name])
+        cmd = ["g++", "-O2", "-shared", "-fPIC", "-std=c++14", "-I", pybind11.get_include(),
+               "-I", sysconfig.get_paths()["include"], "-o", so,
+               *(os.path.join(build, n) for n in names if n.endswith(".cpp"))]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            return "build failed: " + r.stderr.strip().splitlines()[-1][:120]
+    spec = importlib.util.spec_from_file_location("ReducedFrictionModelCPPClass", so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def reduced(quick: bool, authors: str) -> None:
     print("\n== reduced planar LuGre (21×21 circle, N_ls = 20) ==")
     s = P.circle(21, L)
     tab = P.LimitSurfaceTable.compute(s, 20)
     ell = P.EllipsoidLimitSurface.from_surface(s)
-    n_calls, repeats = (500, 3) if quick else (20000, 5)
+    n_calls, repeats = (500, 3) if quick else (5000, 15)
     tw1 = np.array([0.004, 0.002, 0.7])
+    print("  one contact, µs/step (best block; a (3,) array twist): the kernel, the step before"
+          " issue 17\n  measured now, and the authors' C++ (issue: 0.9–1.6 µs, via pybind11)")
+    print(f"  {'surface':>9} {'model':>15} {'µs/step':>8} {'before':>7} {'ratio':>6}")
     for name, ls in (("table", tab), ("ellipsoid", ell)):
-        m = P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4)
-        r = _rate(lambda: m.step(tw1), n_calls, repeats)
-        print(f"  single contact ({name}): {r:.3g} steps/s   (paper C++ ~{REF_RED:.1e}; no target)")
+        for ep in (False, True):
+            m = P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4, elasto_plastic=ep)
+            old = _old_single_step(P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4, elasto_plastic=ep))
+            t_new = _us(lambda: m.step(tw1), n_calls, repeats)
+            t_old = _us(lambda: old(tw1), n_calls, repeats)
+            model = "Elasto-Plastic" if ep else "LuGre"
+            print(f"  {name:>9} {model:>15} {t_new:>8.2f} {t_old:>7.2f} {t_old / t_new:>5.1f}×")
+    _authors_case(quick, authors)
     rng = np.random.default_rng(0)
     print(f"  {'contacts':>8} {'contact-steps/s':>16} {'µs/call':>9}")
     for nc in (1, 100, 10000):
@@ -103,14 +188,43 @@ def reduced(quick: bool) -> None:
                            n_contacts=nc)
         tw = rng.normal(size=(nc, 3)) * [0.01, 0.01, 1.0]
         calls = max(20, (n_calls * 10) // nc) if not quick else max(5, 500 // nc)
-        r = _rate(lambda: m.step(tw), calls, repeats)
+        r = _rate(lambda: m.step(tw), calls, 5 if not quick else 3)
         note = f"   target >= {TARGET_BATCH:.0e}" if nc == 10000 else ""
         print(f"  {nc:>8} {r * nc:>16.3g} {1e6 / r:>9.1f}{note}")
     m = P.ReducedLuGre(tab, P.TABLE_I[1], dt=1e-4, normal_force=1.5, n_contacts=10000,
                        elasto_plastic=True)
     tw = rng.normal(size=(10000, 3)) * [0.01, 0.01, 1.0]
-    r = _rate(lambda: m.step(tw), 5 if quick else 50, repeats)
-    print(f"  10000 contacts, Elasto-Plastic: {r * 1e4:.3g} contact-steps/s")
+    r = _rate(lambda: m.step(tw), 5 if quick else 50, 5 if not quick else 3)
+    print(f"  10000 contacts, Elasto-Plastic: {r * 1e4:.3g} contact-steps/s"
+          f"   target >= {TARGET_BATCH:.0e}")
+
+
+def _authors_case(quick: bool, authors: str) -> None:
+    """The authors' speed test (tests/computational_speed_test.py): square 21×21, Elasto-Plastic,
+    σ0 = 1e5, σ1 = 20, twist [0.1, −0.05, 1.59] as a list, f_N = 1, dt = 1e-4, N_ls = 20; ours and
+    theirs (built from ``authors`` when given) stepped alternately in one process."""
+    prm = P.PlanarFrictionParams(sigma0=1e5, sigma1=2e1, sigma2=0.2, mu_c=1.0, mu_s=1.2,
+                                 gamma=2.0, v_s=1e-3, s_ba=0.9)
+    m = P.ReducedLuGre(P.LimitSurfaceTable.compute(P.square(21, L), 20), prm, dt=1e-4,
+                       elasto_plastic=True)
+    twl = [0.1, -0.05, 1.59]
+    n_calls, repeats = (500, 3) if quick else (5000, 15)
+    ours = _us(lambda: m.step(twl), n_calls, repeats)
+    cpp = _authors_cpp(authors) if authors else "no --authors checkout given"
+    if isinstance(cpp, str):
+        print(f"  authors' speed case (square, EP, list twist): ours {ours:.2f} µs/step;"
+              f" C++ not built ({cpp}): issue figure {REF_RED_US[0]}–{REF_RED_US[1]} µs"
+              f" -> ratio {ours / REF_RED_US[1]:.2f}–{ours / REF_RED_US[0]:.2f}")
+        return
+    c = cpp.ReducedFrictionModel()
+    c.init([21, 21, L / 21, 1.0, 1.2, 1e-3, 2.0, 1e5, 2e1, 0.2, 1e-4, 0.9, False, True, False,
+            20], "Square", 1.0)
+    t_cpp = _us(lambda: c.step(twl), n_calls, repeats)
+    ours = min(ours, _us(lambda: m.step(twl), n_calls, repeats))
+    f_ours, f_cpp = np.asarray(m.step(twl)), np.asarray(c.step(twl))
+    print(f"  authors' speed case (square, EP, list twist): ours {ours:.2f} µs/step,"
+          f" their C++ {t_cpp:.2f} µs/step (built from {authors}) -> ratio {ours / t_cpp:.2f}"
+          f"  [wrench ours {np.round(f_ours, 4).tolist()}, theirs {np.round(f_cpp, 4).tolist()}]")
 
 
 def precompute(quick: bool) -> None:
@@ -177,14 +291,20 @@ def slip_stick(quick: bool) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="short smoke run")
+    ap.add_argument("--only", choices=["distributed", "reduced", "precompute", "slip_stick"],
+                    help="run one section")
+    ap.add_argument("--authors", default=os.environ.get("FRIC_AUTHORS_REPO", ""),
+                    help="a checkout (or bare git directory) of the authors' FrictionModelling"
+                         " repository: build their C++ reduced model (pybind11, g++) and time it"
+                         " beside ours (default: $FRIC_AUTHORS_REPO)")
     args = ap.parse_args(argv)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
     print(f"fric_core.planar benchmark — {platform.python_version()}, numpy {np.__version__}, "
           f"load average {load[0]:.2f}" + (" (quick)" if args.quick else ""))
-    distributed(args.quick)
-    reduced(args.quick)
-    precompute(args.quick)
-    slip_stick(args.quick)
+    for name, fn in (("distributed", distributed), ("reduced", reduced),
+                     ("precompute", precompute), ("slip_stick", slip_stick)):
+        if args.only in (None, name):
+            fn(args.quick, args.authors) if name == "reduced" else fn(args.quick)
     return 0
 
 

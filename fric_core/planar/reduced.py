@@ -301,12 +301,20 @@ class ReducedLuGre:
         """Advance all contacts by ``dt`` with the twists (at the CoP) held constant; return the
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
         kern = self._kern
-        if kern is not None and type(twist) is np.ndarray and twist.shape == _SHAPE3 \
-                and twist.dtype is _F64:
-            # one contact, a float (3,) array: the plain-float kernel (reduced_fast)
-            vx, vy, om = twist.tolist()
-            if math.isfinite(vx + vy + om):
-                return kern(vx, vy, om)
+        if kern is not None:
+            # one contact, a float (3,) array or a list/tuple of 3 floats: straight to the
+            # plain-float kernel (reduced_fast); anything else is checked below
+            tt = type(twist)
+            if tt is np.ndarray:
+                if twist.shape == _SHAPE3 and twist.dtype is _F64:
+                    vx, vy, om = twist.tolist()
+                    if math.isfinite(vx + vy + om):
+                        return kern(vx, vy, om)
+            elif (tt is list or tt is tuple) and len(twist) == 3:
+                vx, vy, om = twist
+                if type(vx) is float and type(vy) is float and type(om) is float \
+                        and math.isfinite(vx + vy + om):
+                    return kern(vx, vy, om)
         if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
             try:
                 vx, vy, om = (float(c) for c in np.ravel(twist))
