@@ -112,39 +112,34 @@ def make_kernel(model):
             span = zmax * span_k
             zba = s_ba * zmax
             moving = n > 0
-            b = 0.0
-            for j in (0, 1):
-                if j:
-                    bz = b * a
-                    if bz < _TINY:
-                        bz = _TINY
-                    em = expm1(bz * mdt)
-                    c = em / bz
-                    e = em + 1.0
-                    px, py, pt = e * zx - c * ux, e * zy - c * uy, e * zt - c * ut
-                else:
-                    px, py, pt = zx, zy, zt
-                pt = pt / r
-                zn = sqrt(px * px + py * py + pt * pt)
-                if span > 0:
-                    t = (zn - zba) / span
-                    if t <= 0.0:
-                        bk = 0.0
-                    elif t >= 1.0:
-                        alpha = 1.0
-                        den = zn * hn
-                        bk = alpha * 0.5 * (((hx * px + hy * py + ht * pt) / den
-                                             if (den > 0 and moving) else 1.0) + 1.0)
-                    else:
-                        alpha = 0.5 - 0.5 * cos(pi * t)
-                        den = zn * hn
-                        bk = alpha * 0.5 * (((hx * px + hy * py + ht * pt) / den
-                                             if (den > 0 and moving) else 1.0) + 1.0)
-                else:
-                    den = zn * hn
-                    bk = 0.5 * (((hx * px + hy * py + ht * pt) / den
-                                 if (den > 0 and moving) else 1.0) + 1.0)
-                if j == 0 or bk > b:
+            # β(z_k)
+            pt = zt / r
+            zn = sqrt(zx * zx + zy * zy + pt * pt)
+            t = (zn - zba) / span if span > 0 else 1.0
+            if t <= 0.0:
+                b = 0.0
+            else:
+                half = 0.5 if t >= 1.0 else (0.5 - 0.5 * cos(pi * t)) * 0.5
+                den = zn * hn
+                b = half * (((hx * zx + hy * zy + ht * pt) / den
+                             if (den > 0 and moving) else 1.0) + 1.0)
+            # β(z_predicted), z_predicted: the exact step with β(z_k)
+            bz = b * a
+            if bz < _TINY:
+                bz = _TINY
+            em = expm1(bz * mdt)
+            c = em / bz
+            e = em + 1.0
+            px, py, pt = e * zx - c * ux, e * zy - c * uy, e * zt - c * ut
+            pt = pt / r
+            zn = sqrt(px * px + py * py + pt * pt)
+            t = (zn - zba) / span if span > 0 else 1.0
+            if t > 0.0:
+                half = 0.5 if t >= 1.0 else (0.5 - 0.5 * cos(pi * t)) * 0.5
+                den = zn * hn
+                bk = half * (((hx * px + hy * py + ht * pt) / den
+                              if (den > 0 and moving) else 1.0) + 1.0)
+                if bk > b:
                     b = bk
             a *= b
         if a < _TINY:
