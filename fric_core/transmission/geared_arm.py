@@ -323,6 +323,7 @@ class GearedArm:
         self._B = np.empty((n, n))
         self._PA = np.empty((2 * n, n))
         self._P, self._A = self._PA[:n], self._PA[n:]
+        self._shape = (n,)
         self.reset()
 
     # -- constructors ---------------------------------------------------------------------------
@@ -554,7 +555,8 @@ class GearedArm:
         with np.errstate(all="ignore"):  # singular: NaN, and the check below raises
             Minv = _inv(Mhat)
         d = Minv.diagonal()
-        if not (d.min() > 0.0 and np.isfinite(Minv).all()):
+        # finite: ‖M̂⁻¹‖_F² is (a finite matrix too large for it takes the reference check)
+        if not (d.min() > 0.0 and math.isfinite(np.vdot(Minv, Minv))):
             return self._inverse_inertia(Mh, m_extra)  # raises the reference's error
         np.divide(1.0, d, out=self._m_eff)
         return Minv
@@ -563,7 +565,11 @@ class GearedArm:
         """One step of (69); returns the new joint velocities (a copy)."""
         if self.reference:
             return self._step_reference(tau_u, h, wrench, tau_load)
-        tau_u = self._vector("tau_u", tau_u)
+        x = tau_u
+        tau_u = np.asarray(x, dtype=float)
+        # finite: the squared norm is (else, or a wrong shape, the full check and message)
+        if tau_u.shape != self._shape or not math.isfinite(tau_u @ tau_u):
+            tau_u = self._vector("tau_u", x)
         try:
             h = float(h)
         except (TypeError, ValueError):
@@ -572,7 +578,8 @@ class GearedArm:
             raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
         if wrench is not None:
             wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,) or not np.isfinite(wrench).all():
+            if wrench.shape != (6,) or not (math.isfinite(wrench @ wrench)
+                                            or np.isfinite(wrench).all()):
                 raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
                                  f"{wrench!r}")
         if tau_load is not None:

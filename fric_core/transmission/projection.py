@@ -339,6 +339,7 @@ class AxprojSolver:
         self.f = np.zeros(self.n)  # last solution (warm start)
         self.warm = False
         self._last = None  # (z, |λ|, λ) of the last solve's final evaluation: its pieces
+        self._K = np.empty((self.n, self.n))
 
     def reset(self) -> None:
         """Forget the warm start."""
@@ -437,11 +438,15 @@ class AxprojSolver:
             n = self.n
             z0, b0, lam0 = last
             stuck0 = np.abs(z0) <= b0
-            # the pieces of solve(): c = sgn z · sgn λ (λ = 0 counts as +) on sliding joints
-            c = np.not_equal(z0 > 0.0, lam0 < 0.0) * 2.0 - 1.0
+            # the pieces of solve(): c = sgn z · sgn λ on sliding joints (a guess only: the
+            # result is accepted by its residual, so a λ of exactly 0 may guess either way)
+            c = np.sign(z0 * lam0)
             c[stuck0] = 0.0
-            K = np.where(stuck0[:, None], A, self._eye - c[:, None] * P)
-            rhs = np.where(stuck0, v, c * phi)
+            K = np.multiply(c[:, None], P, out=self._K)
+            np.subtract(self._eye, K, out=K)
+            np.copyto(K, A, where=stuck0[:, None])
+            rhs = c * phi
+            np.copyto(rhs, v, where=stuck0)
             with np.errstate(all="ignore"):  # a singular K gives NaN: solve() takes over
                 f = _solve1(K, rhs)
             if PA is None:
@@ -457,7 +462,10 @@ class AxprojSolver:
             G = f - np.minimum(np.maximum(z, -b), b)
             res = float((np.abs(G) * a_diag).max())
             vmax = float(np.abs(v).max())
-            if res <= self.tol * max(vmax, float((a_diag * b).max()), 1e-300):
+            # solve()'s test res <= tol · max(‖v‖∞, max A_ii |λ_i|), the second term only
+            # when needed
+            if res <= self.tol * vmax or res <= self.tol * max(
+                    vmax, float((a_diag * b).max()), 1e-300):
                 vel_tol = max(res, self.tol * max(vmax, 1e-300)) * 10.0
                 stuck = np.abs(w) <= vel_tol
                 w[stuck] = 0.0
