@@ -65,6 +65,8 @@ from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
 from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
 from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
 
+_min = np.minimum.reduce  # a reduction without ndarray.min's Python wrapper
+
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
            "CoulombAxproj", "coulomb_gear_bounds"]
 
@@ -324,6 +326,7 @@ class GearedArm:
         self._PA = np.empty((2 * n, n))
         self._P, self._A = self._PA[:n], self._PA[n:]
         self._shape = (n,)
+        self._m_pos = bool((self.m > 0.0).all())
         self.reset()
 
     # -- constructors ---------------------------------------------------------------------------
@@ -552,11 +555,14 @@ class GearedArm:
         Mhat = np.add(Mh, self._Dm, out=self._Mhat)
         if m_extra is not None:
             Mhat.flat[self._diag] += m_extra
-        with np.errstate(all="ignore"):  # singular: NaN, and the check below raises
+        if self._m_pos:  # M̂ ⪰ [m] ≻ 0: LAPACK meets no zero pivot (no FP flag to silence)
             Minv = _inv(Mhat)
+        else:
+            with np.errstate(all="ignore"):  # singular: NaN, and the check below raises
+                Minv = _inv(Mhat)
         d = Minv.diagonal()
         # finite: ‖M̂⁻¹‖_F² is (a finite matrix too large for it takes the reference check)
-        if not (d.min() > 0.0 and math.isfinite(np.vdot(Minv, Minv))):
+        if not (_min(d) > 0.0 and math.isfinite(np.vdot(Minv, Minv))):
             return self._inverse_inertia(Mh, m_extra)  # raises the reference's error
         np.divide(1.0, d, out=self._m_eff)
         return Minv

@@ -63,6 +63,8 @@ except (ImportError, AttributeError):  # pragma: no cover - other numpy layouts
         except np.linalg.LinAlgError:
             return np.full(M.shape, np.nan)
 
+_max = np.maximum.reduce  # a reduction without ndarray.max's Python wrapper
+
 __all__ = ["axproj", "axproj_result", "axproj_diagonal", "axproj_projection", "axproj_residual",
            "lambda_fixed_point", "friction_phi_n", "sigma_max", "AxprojResult", "AxprojSolver",
            "IllPosedError"]
@@ -460,12 +462,12 @@ class AxprojSolver:
             b = np.abs(lam)
             z = f + (1.0 / a_diag) * w
             G = f - np.minimum(np.maximum(z, -b), b)
-            res = float((np.abs(G) * a_diag).max())
-            vmax = float(np.abs(v).max())
+            res = float(_max(np.abs(G) * a_diag))
+            vmax = float(_max(np.abs(v)))
             # solve()'s test res <= tol · max(‖v‖∞, max A_ii |λ_i|), the second term only
             # when needed
             if res <= self.tol * vmax or res <= self.tol * max(
-                    vmax, float((a_diag * b).max()), 1e-300):
+                    vmax, float(_max(a_diag * b)), 1e-300):
                 vel_tol = max(res, self.tol * max(vmax, 1e-300)) * 10.0
                 stuck = np.abs(w) <= vel_tol
                 w[stuck] = 0.0
