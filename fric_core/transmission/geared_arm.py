@@ -248,6 +248,12 @@ class GearedArm:
     way the joint never passes its limit, for any finite input: the result is clipped to
     ``[lower, upper]`` against round-off. ``state.at_stop`` and ``state.stop_impulse`` report
     the stops of the step.
+
+    Speed (issue 17): :meth:`step` reuses buffers, keeps P and h M̂⁻¹ in one array, calls
+    LAPACK without numpy's wrappers and lets :meth:`~.projection.AxprojSolver.solve_velocity`
+    solve (67) by one linear solve when no joint changes its piece. ``arm.reference = True``
+    steps by the reference implementation instead (the plain code the fast path is tested
+    against: same trajectories to round-off, ``test/core/test_geared_arm_fast.py``).
     """
 
     def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,

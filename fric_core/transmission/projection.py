@@ -432,8 +432,30 @@ class AxprojSolver:
         tolerance (the residual of :meth:`solve`, same scale) it is the answer — the same linear
         system :meth:`solve`'s last Newton step solves when the pieces are right, so the same
         solution to round-off. Otherwise (a piece changed, the first call, after
-        :meth:`reset`) it is :meth:`solve` from the same warm start. ``PA``: optionally P
-        stacked on A, (2n, n), for one matrix-vector product instead of two.
+        :meth:`reset`) it is :meth:`solve` from the same warm start. No input checks (see
+        :func:`axproj`).
+
+        Parameters
+        ----------
+        v, A, phi, P : ndarray
+            As for :func:`axproj`: shapes (n,), (n, n), (n,), (n, n), validated floats.
+        PA : (2n, n) ndarray, optional
+            P stacked on A (the caller's buffer), for one matrix-vector product instead of two.
+
+        Returns
+        -------
+        w : (n,) ndarray
+            The new velocity ``v − y``, exactly 0 for stuck joints.
+        f, lam : (n,) ndarray
+            The friction ``f`` (y = A f) and λ = ϕ + P f.
+        stuck : (n,) ndarray of bool
+            Joints in static friction.
+        iterations : int
+            Linear solves.
+        converged : bool
+            The tolerance was met.
+        residual : float
+            As :attr:`AxprojResult.residual`.
         """
         last = self._last
         if last is not None and self.warm:
