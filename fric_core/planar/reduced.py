@@ -195,27 +195,38 @@ class ReducedLuGre:
             a = n * p.sigma0
             a /= g
         if self.elasto_plastic:
-            self._ep_args = (h, n, g, r)
+            self._ep_args = (h, n, g, r, self._beta_pre(h, n, g))
             self._a0 = np.maximum(a, _TINY)                 # LuGre rate, kept for the corrector
-            a *= self._beta(zc, h, n, g, r)
+            a *= self._beta(zc, *self._ep_args)
         np.maximum(a, _TINY, out=a)
         return u, a
 
-    def _beta(self, zc, h, n, g, r) -> np.ndarray:
-        """β(S⁻¹z, −h‖v_S‖) of (34) with (16)–(18); z_max = ‖S⁻¹z*‖ = ‖h‖ g/σ0."""
+    def _beta_pre(self, h, n, g) -> tuple:
+        """What β of (34) takes from the twist alone (shared by β(z_k) and β(z_predicted)):
+        ‖h‖, z_ba = s_ba z_max, z_max − z_ba, where that is > 0, where ‖v_S‖ > 0."""
         p = self.params
-        zt = zc[2] / r
-        zn = np.sqrt(zc[0] * zc[0] + zc[1] * zc[1] + zt * zt)
         hn = np.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
         zmax = hn * (np.asarray(g) / p.sigma0)
         span = zmax * (1.0 - p.s_ba)
-        t = np.divide(zn - p.s_ba * zmax, span, out=np.ones_like(zn), where=span > 0)
+        return hn, p.s_ba * zmax, span, span > 0, n > 0
+
+    def _beta(self, zc, h, n, g, r, pre=None) -> np.ndarray:
+        """β(S⁻¹z, −h‖v_S‖) of (34) with (16)–(18); z_max = ‖S⁻¹z*‖ = ‖h‖ g/σ0."""
+        hn, zba, span, spanpos, moving = pre if pre is not None else self._beta_pre(h, n, g)
+        zt = zc[2] / r
+        zn = np.sqrt(zc[0] * zc[0] + zc[1] * zc[1] + zt * zt)
+        t = np.divide(zn - zba, span, out=np.ones_like(zn), where=spanpos)
         np.clip(t, 0.0, 1.0, out=t)
-        alpha = 0.5 - 0.5 * np.cos(math.pi * t)
+        # α = (1 − cos πt)/2 is exactly t at t = 0 and t = 1 (stuck, sliding): the cosine only
+        # for the contacts in the transition
+        mid = np.flatnonzero((t > 0.0) & (t < 1.0))
+        alpha = t
+        if mid.size:
+            alpha[mid] = 0.5 - 0.5 * np.cos(math.pi * t[mid])
         # ε = (v̂ᵀẑ + 1)/2 with v ∝ −h: cos = −hᵀzs/(‖h‖‖zs‖); 1 where either vanishes
         den = zn * hn
         dot = h[0] * zc[0] + h[1] * zc[1] + h[2] * zt
-        cos = np.divide(-dot, den, out=np.ones_like(zn), where=(den > 0) & (n > 0))
+        cos = np.divide(-dot, den, out=np.ones_like(zn), where=(den > 0) & moving)
         cos += 1.0
         cos *= 0.5
         alpha *= cos
