@@ -39,6 +39,7 @@ __all__ = ["ReducedLuGre"]
 
 _TINY = 1e-300
 _SHAPE3 = (3,)
+_SHAPE13 = (1, 3)
 _F64 = np.dtype(np.float64)
 LimitSurfaceLike = Union[LimitSurfaceTable, EllipsoidLimitSurface]
 
@@ -317,10 +318,16 @@ class ReducedLuGre:
             # plain-float kernel (reduced_fast); anything else is checked below
             tt = type(twist)
             if tt is np.ndarray:
-                if twist.shape == _SHAPE3 and twist.dtype is _F64:
-                    vx, vy, om = twist.tolist()
-                    if math.isfinite(vx + vy + om):
-                        return kern(vx, vy, om)
+                if twist.dtype is _F64:
+                    sh = twist.shape
+                    if sh == _SHAPE3:
+                        vx, vy, om = twist.tolist()
+                        if math.isfinite(vx + vy + om):
+                            return kern(vx, vy, om)
+                    elif sh == _SHAPE13:
+                        vx, vy, om = twist[0].tolist()
+                        if math.isfinite(vx + vy + om):
+                            return kern(vx, vy, om)[None, :]
             elif (tt is list or tt is tuple) and len(twist) == 3:
                 vx, vy, om = twist
                 if type(vx) is float and type(vy) is float and type(om) is float \

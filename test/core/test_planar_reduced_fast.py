@@ -101,7 +101,7 @@ def test_inputs_of_the_single_contact_step():
         f = m.step(t)
         g = r._step_one(*np.ravel(np.asarray(t, float)).tolist())
         assert np.array_equal(np.ravel(f), g) and np.shape(f) == np.shape(t)
-    for bad in (np.array([np.nan, 0.0, 0.0]), np.array([np.inf, 0.0, 0.0]), [0.0, np.inf, 1.0]):
+    for bad in (np.array([np.nan, 0.0, 0.0]), np.array([[np.inf, 0.0, 0.0]]), [0.0, np.inf, 1.0]):
         z = m.state
         with pytest.raises(ValueError, match="twist"):
             m.step(bad)
