@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dai import _TIE
+from .projection import _solve1
 
 __all__ = ["CoulombAxproj", "coulomb_gear_bounds"]
 
@@ -98,11 +99,14 @@ class CoulombAxproj:
         self._eye = np.eye(self.n)
         self.f = np.zeros(self.n)
         self.warm = False
+        self._last = None  # (λ_up, λ_dn, z, lo, hi) of the last solve's final evaluation
+        self._K = np.empty((self.n, self.n))
 
     def reset(self) -> None:
         """Forget the warm start."""
         self.f[:] = 0.0
         self.warm = False
+        self._last = None
 
     @staticmethod
     def _evaluate(f, v, A, phi, P, C, g, r, a_diag):
@@ -167,10 +171,12 @@ class CoulombAxproj:
                 f_new, new = best
             f = f_new
             lam_up, lam_dn, z, lo, hi, res = new
+        last = (lam_up, lam_dn, z, lo, hi)
         if res > tol:
             f, sweeps = self._gauss_seidel(f, v, A, phi, P, C, g, a_diag)
             it += sweeps
-            res = self._evaluate(f, v, A, phi, P, C, g, r, a_diag)[5]
+            *last, res = self._evaluate(f, v, A, phi, P, C, g, r, a_diag)
+        self._last = tuple(last)  # the final pieces: the next :meth:`solve_fast`'s guess
         converged = res <= tol
         self.f[:] = f
         self.warm = True
@@ -179,6 +185,45 @@ class CoulombAxproj:
         stuck = np.abs(w) <= vel_tol
         y = np.where(stuck, v, A @ f)
         return y, f, stuck, it, bool(converged), float(res)
+
+    def solve_fast(self, v, A, phi, P, C, g):
+        """:meth:`solve` (same arguments and result) by one linear solve when every joint keeps
+        the piece it had at the end of the previous solve and the result meets :meth:`solve`'s
+        tolerance (then it is the linear system :meth:`solve`'s last Newton step solves:
+        the same solution to round-off); otherwise :meth:`solve` from the same warm start."""
+        last = self._last
+        if last is not None and self.warm:
+            lam_up, lam_dn, z, lo, hi = last
+            # the pieces, as in solve()
+            d = np.where(z > hi, 1.0, np.where(z < lo, -1.0, 0.0))
+            sigma = np.where(np.where(d > 0.0, lam_up, lam_dn) < 0.0, -1.0, 1.0)
+            cc = d * sigma
+            stuck = d == 0.0
+            K = np.multiply(cc[:, None], P, out=self._K)
+            np.subtract(self._eye, K, out=K)
+            np.copyto(K, A, where=stuck[:, None])
+            rhs = d * C + cc * phi - sigma * g
+            np.copyto(rhs, v, where=stuck)
+            with np.errstate(all="ignore"):  # a singular K gives NaN: solve() takes over
+                f = _solve1(K, rhs)
+            a_diag = A.diagonal()
+            out = self._evaluate(f, v, A, phi, P, C, g, 1.0 / a_diag, a_diag)
+            res = out[5]
+            vmax = float(np.abs(v).max())
+            tol = self.tol
+            if res <= tol * vmax or res <= tol * max(
+                    vmax, float((a_diag * np.maximum(out[4], -out[3])).max()), 1e-300):
+                self.f[:] = f
+                self._last = out[:5]
+                y = A @ f
+                vel_tol = max(res, tol * max(vmax, 1e-300)) * 10.0
+                stuck = np.abs(v - y) <= vel_tol
+                return np.where(stuck, v, y), f, stuck, 1, True, float(res)
+            extra = 1
+        else:
+            extra = 0
+        y, f, stuck, it, conv, res = self.solve(v, A, phi, P, C, g)
+        return y, f, stuck, it + extra, conv, res
 
     def _gauss_seidel(self, f, v, A, phi, P, C, g, a_diag):
         f = f.copy()

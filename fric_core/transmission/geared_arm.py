@@ -65,7 +65,8 @@ from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
 from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
 from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
 
-_min = np.minimum.reduce  # a reduction without ndarray.min's Python wrapper
+_min = np.minimum.reduce  # reductions without the ndarray methods' Python wrappers
+_all = np.logical_and.reduce
 
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
            "CoulombAxproj", "coulomb_gear_bounds"]
@@ -567,8 +568,7 @@ class GearedArm:
             with np.errstate(all="ignore"):  # singular: NaN, and the check below raises
                 Minv = _inv(Mhat)
         d = Minv.diagonal()
-        # finite: ‖M̂⁻¹‖_F² is (a finite matrix too large for it takes the reference check)
-        if not (_min(d) > 0.0 and math.isfinite(np.vdot(Minv, Minv))):
+        if not (_min(d) > 0.0 and _all(np.isfinite(Minv), axis=None)):
             return self._inverse_inertia(Mh, m_extra)  # raises the reference's error
         np.divide(1.0, d, out=self._m_eff)
         return Minv
@@ -579,9 +579,8 @@ class GearedArm:
             return self._step_reference(tau_u, h, wrench, tau_load)
         x = tau_u
         tau_u = np.asarray(x, dtype=float)
-        # finite: the squared norm is (else, or a wrong shape, the full check and message)
-        if tau_u.shape != self._shape or not math.isfinite(tau_u @ tau_u):
-            tau_u = self._vector("tau_u", x)
+        if tau_u.shape != self._shape or not _all(np.isfinite(tau_u)):
+            tau_u = self._vector("tau_u", x)  # the full check and message
         try:
             h = float(h)
         except (TypeError, ValueError):
@@ -590,8 +589,7 @@ class GearedArm:
             raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
         if wrench is not None:
             wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,) or not (math.isfinite(wrench @ wrench)
-                                            or np.isfinite(wrench).all()):
+            if wrench.shape != (6,) or not _all(np.isfinite(wrench)):
                 raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
                                  f"{wrench!r}")
         if tau_load is not None:
@@ -749,7 +747,9 @@ class GearedArm:
             y, f, stuck = _coulomb_diagonal(v_star, a, phi, np.diagonal(P), C, g)
             it, conv = 0, True
         else:
-            y, f, stuck, it, conv, res = self._coulomb_solver.solve(v_star, A, phi, P, C, g)
+            solve = (self._coulomb_solver.solve if self.reference
+                     else self._coulomb_solver.solve_fast)
+            y, f, stuck, it, conv, res = solve(v_star, A, phi, P, C, g)
             if not conv:
                 self.unconverged_steps += 1
                 if self.on_ill_posed == "raise":

@@ -464,7 +464,8 @@ class AxprojSolver:
             stuck0 = np.abs(z0) <= b0
             # the pieces of solve(): c = sgn z · sgn λ on sliding joints (a guess only: the
             # result is accepted by its residual, so a λ of exactly 0 may guess either way)
-            c = np.sign(z0 * lam0)
+            c = np.sign(z0)
+            c *= np.sign(lam0)
             c[stuck0] = 0.0
             K = np.multiply(c[:, None], P, out=self._K)
             np.subtract(self._eye, K, out=K)
