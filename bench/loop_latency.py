@@ -29,7 +29,19 @@ loop reading the clock with no system call at all, pinned to one CPU (how often 
 away from a running thread for more than 0.5 / 1 ms: interrupts, the hypervisor). That is the
 floor any 1 kHz loop here sits on; a lost cycle needs the answer later than about 0.75 ms.
 
-Targets for this 2-core machine: 1 kHz sustained, 0 lost cycles, p99 < 1 ms. Nothing asserts.
+The renderer's CPU, per 1 kHz stream: the CPU time of the renderer's process (every thread:
+executor, DDS) over the wall time of the measurement, in % of one core, for a stream it renders
+and for one it rejects in full (``joints: [absent_joint]``: every state rejected for its
+missing joint and answered with the safe zero). Its baseline in the same run: a bare rclpy
+process (``bare rclpy echo``) that answers each state with a prepared zero command: no checks, no
+element — what any rclpy node pays per message on this machine. And the renderer's callback
+alone, in this process, called directly (no DDS, no executor): µs per accepted message and per
+rejected one (missing joint, implausible velocity, stale stamp).
+
+Targets (issue 17), for this 2-core machine: >= 999 Hz sustained, p99 <= 0.5 ms, lost cycles
+<= the sleep loop's wake-ups > 1 ms late under the same scheduling (measured in this run: the
+machine's floor); renderer CPU per 1 kHz stream <= 12 % of a core; rejecting an input costs no
+more than rendering one. Nothing asserts.
 Run: ``make bench`` or ``.venv/bin/python bench/loop_latency.py [--duration S] [--quick]``.
 """
 
@@ -138,6 +150,42 @@ print(g05, g1, worst * 1e-6)
 """
 
 
+_ECHO = """
+import sys
+import rclpy
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from fric_interfaces import names, qos
+rclpy.init()
+node = Node("bare_echo")
+cmd = Float64MultiArray(data=[0.0])
+pub = node.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS, qos.CONTROL_PUB)
+node.create_subscription(JointState, names.JOINT_STATES, lambda m: pub.publish(cmd),
+                         qos.CONTROL_SUB)
+ex = EventsExecutor()
+ex.add_node(node)
+while rclpy.ok():
+    ex.spin_once(timeout_sec=0.1)
+"""
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU time [s] of every thread of process ``pid`` (/proc/<pid>/task/*/schedstat: ns on a
+    CPU; /proc/<pid>/stat's clock ticks where schedstat is missing)."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        return total * 1e-9
+    except (OSError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def spin_baseline(duration: float, cpu: int) -> dict:
     """A bare spin loop pinned to ``cpu``: gaps between clock reads over 0.5 / 1 ms."""
     out = subprocess.run([sys.executable, "-c", _SPIN, str(duration), str(cpu)],
@@ -181,7 +229,8 @@ def _realtime(node, cpus: list[int]) -> None:
         node.get_logger().warning(problem)
 
 
-def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float) -> dict:
+def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float,
+             cpu_pid: int | None = None) -> dict:
     gc.collect()
     gc.freeze()  # as the nodes' run_node does: set-up objects out of the collector's way
     t_end = time.monotonic() + warmup
@@ -189,11 +238,13 @@ def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float)
         executor.spin_once(timeout_sec=0.005)
     overruns0 = getattr(stage, "_overruns", 0)
     stage.measuring = True
+    cpu0 = process_cpu_s(cpu_pid) if cpu_pid else 0.0
     t0 = time.monotonic()
     while time.monotonic() - t0 < duration:
         executor.spin_once(timeout_sec=0.005)
     stage.measuring = False
     wall = time.monotonic() - t0
+    cpu = (process_cpu_s(cpu_pid) - cpu0) / wall * 100.0 if cpu_pid else float("nan")
     rtt = np.array(stage.rtt_ns, dtype=float) * 1e-6
     return {
         "states": stage.published, "rate": stage.published / wall, "lost": stage.lost,
@@ -202,14 +253,21 @@ def _measure(executor, stage: InstrumentedStage, duration: float, warmup: float)
         "p50": float(np.percentile(rtt, 50)) if rtt.size else float("nan"),
         "p99": float(np.percentile(rtt, 99)) if rtt.size else float("nan"),
         "max": float(rtt.max()) if rtt.size else float("nan"),
+        "cpu": cpu,  # % of a core: the answering process (separate configurations)
     }
 
 
-def separate(duration: float, rate: float, rt: bool = False) -> dict:
-    """Stage here, renderer in its own process (the renderer's own main and executor)."""
+def separate(duration: float, rate: float, rt: bool = False, params: tuple = (),
+             echo: bool = False) -> dict:
+    """Stage here, renderer in its own process (the renderer's own main and executor), with
+    ``params`` (``name:=value``); ``echo``: the bare rclpy echo instead of the renderer."""
     exe = [sys.executable, "-m", "fric_nodes.friction_renderer", "--ros-args",
            "-p", "watchdog_timeout:=0.5", "--log-level", "warn"]
-    if rt:
+    for p in params:
+        exe += ["-p", p]
+    if echo:
+        exe = [sys.executable, "-c", _ECHO]
+    elif rt:
         exe += ["-p", f"thread_priority:={RT_PRIORITY}", "-p", f"cpu_affinity:=[{_CPUS[0]}]"]
     proc = subprocess.Popen(exe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=die_with_parent)
@@ -223,7 +281,7 @@ def separate(duration: float, rate: float, rt: bool = False) -> dict:
         t_end = time.monotonic() + 15.0  # wait until the renderer subscribes to our states
         while stage.count_subscribers(names.JOINT_STATES) == 0 and time.monotonic() < t_end:
             ex.spin_once(timeout_sec=0.05)
-        return _measure(ex, stage, duration, warmup=1.0)
+        return _measure(ex, stage, duration, warmup=1.0, cpu_pid=proc.pid)
     finally:
         ex.remove_node(stage)
         stage.destroy_node()
@@ -254,6 +312,48 @@ def composed(duration: float, rate: float, executor: str, rt: bool = False) -> d
         rclpy.try_shutdown()
 
 
+def callback_cost(n: int) -> dict:
+    """The renderer's joint_states callback called directly, ``n`` messages per kind (prepared
+    beforehand): µs per message, the best of 5 passes (the kinds interleaved, each pass and
+    kind from a fresh renderer: a loaded machine disturbs them alike). The
+    log level stays INFO, as deployed (the rejection warnings, throttled, go to /dev/null)."""
+    from fric_interfaces.conversions import joint_state_msg
+    t0 = 1_000_000_000
+    kinds = {  # velocity, name, stamp of message k
+        "accepted": lambda k: (0.3 * (k % 3 - 1), "stage_joint", t0 + k * 1_000_000),
+        "rejected: missing joint": lambda k: (0.1, "absent_joint", t0 + k * 1_000_000),
+        "rejected: implausible velocity": lambda k: (1e3, "stage_joint", t0 + k * 1_000_000),
+        "rejected: stamp not increasing": lambda k: (0.1, "stage_joint", t0 - (k > 0)),
+    }
+    out = {}
+    rclpy.init()
+    stderr = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            out = dict.fromkeys(kinds, float("inf"))
+            for _ in range(5):
+                for kind, make in kinds.items():
+                    node = FrictionRenderer(parameter_overrides=[
+                        Parameter("watchdog_timeout", value=60.0)])
+                    msgs = []
+                    for k in range(n):
+                        v, name, stamp = make(k)
+                        msgs.append(joint_state_msg([name], [0.0], [v], [0.0], stamp_ns=stamp))
+                    cb = node._on_joint_state
+                    gc.collect()
+                    t = time.perf_counter()
+                    for m in msgs:
+                        cb(m)
+                    out[kind] = min(out[kind], (time.perf_counter() - t) / n * 1e6)
+                    node.destroy_node()
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+        rclpy.try_shutdown()
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=60.0, help="seconds per configuration")
@@ -279,24 +379,49 @@ def main(argv=None) -> int:
     print(f"  baseline: bare spin loop on CPU {_CPUS[-1]}, normal scheduling, no system calls: "
           f"{sp['gap05']} gaps > 0.5 ms, {sp['gap1']} > 1 ms, max {sp['max']:.2f} ms "
           "(the CPU taken away from a running thread)")
-    rows = [("separate processes (events executors)", separate(dur, args.rate)),
-            ("composed, one EventsExecutor", composed(dur, args.rate, "events")),
-            ("composed, one SingleThreadedExecutor", composed(dur, args.rate, "single"))]
+    cb = callback_cost(300 if args.quick else 3000)
+    acc = cb["accepted"]
+    print(f"  renderer callback alone, in-process (no DDS, no executor), µs per message "
+          f"(best of 5 x {300 if args.quick else 3000}):")
+    for kind, us in cb.items():
+        print(f"    {kind:38s} {us:7.2f} us" + ("" if kind == "accepted" else
+                                                  f"   {us / acc:5.2f} x accepted"))
+    absent = ("joints:=[absent_joint]",)  # every state rejected (missing joint), answered zero
+    normal = [("bare rclpy echo, separate (baseline)", separate(dur, args.rate, echo=True)),
+              ("separate processes (events executors)", separate(dur, args.rate)),
+              ("separate, rejecting every input", separate(dur, args.rate, params=absent)),
+              ("composed, one EventsExecutor", composed(dur, args.rate, "events")),
+              ("composed, one SingleThreadedExecutor", composed(dur, args.rate, "single"))]
+    rows = [(name, r, base[0]) for name, r in normal]
     if rt:
         rows += [(f"separate, SCHED_FIFO {RT_PRIORITY}, CPUs {_CPUS[-1]}/{_CPUS[0]}",
-                  separate(dur, args.rate, rt=True)),
+                  separate(dur, args.rate, rt=True), base[1]),
                  (f"composed events, SCHED_FIFO {RT_PRIORITY}, CPU {_CPUS[-1]}",
-                  composed(dur, args.rate, "events", rt=True))]
+                  composed(dur, args.rate, "events", rt=True), base[1])]
     print(f"  {'configuration':44s} {'rate Hz':>8s} {'lost':>5s} {'(tick)':>6s} {'overrun':>7s} "
-          f"{'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s}")
-    for name, r in rows:
+          f"{'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'CPU %':>6s}")
+    for name, r, _ in rows:
         print(f"  {name:44s} {r['rate']:8.1f} {r['lost']:5d} {r['late_tick']:6d} "
-              f"{r['overruns']:7d} {r['p50']:7.3f} {r['p99']:7.3f} {r['max']:7.2f}")
-    print("  (tick): lost cycles where the stage itself published late (window < 0.8 period)")
-    for name, r in rows:
-        ok = r["rate"] >= 0.99 * args.rate and r["lost"] == 0 and r["p99"] < 1.0
-        print(f"  target (>= {0.99 * args.rate:g} Hz, 0 lost, p99 < 1 ms) {name}: "
-              f"[{'PASS' if ok else 'FAIL'}]")
+              f"{r['overruns']:7d} {r['p50']:7.3f} {r['p99']:7.3f} {r['max']:7.2f} "
+              f"{r['cpu']:6.1f}")
+    print("  (tick): lost cycles where the stage itself published late (window < 0.8 period); "
+          "CPU %: the answering process's CPU time / wall time (separate configurations)")
+    min_rate = 0.999 * args.rate
+    for name, r, (bname, b) in rows:
+        ok = r["rate"] >= min_rate and r["lost"] <= b["late1"] and r["p99"] <= 0.5
+        print(f"  target (>= {min_rate:g} Hz, p99 <= 0.5 ms, lost <= {b['late1']}: the {bname} "
+              f"sleep loop's wake-ups > 1 ms late) {name}: [{'PASS' if ok else 'FAIL'}]")
+    echo, render, reject = (r for _, r, _ in rows[:3])
+    print(f"  renderer CPU per 1 kHz stream: rendering {render['cpu']:.1f} %, rejecting every "
+          f"input {reject['cpu']:.1f} % ({reject['cpu'] / render['cpu']:.2f} x rendering); "
+          f"bare rclpy echo {echo['cpu']:.1f} % (renderer {render['cpu'] / echo['cpu']:.2f} x); "
+          "issue 17 before: 23.7 % rendering, 51 % rejecting")
+    rej = max(v for k, v in cb.items() if k != "accepted")
+    print(f"  target (renderer CPU <= 12 % of a core per 1 kHz stream) "
+          f"{render['cpu']:.1f} %: [{'PASS' if render['cpu'] <= 12.0 else 'FAIL'}]")
+    print(f"  target (rejecting costs no more than rendering) process CPU "
+          f"{reject['cpu'] / render['cpu']:.2f} x, callback {rej / acc:.2f} x (worst kind): "
+          f"[{'PASS' if reject['cpu'] <= render['cpu'] and rej <= acc else 'FAIL'}]")
     return 0
 
 

@@ -239,11 +239,12 @@ class FrictionRenderer(ManagedNode, FricNode):
         except InputError as e:
             self._reject(e.kind, "{}: {}", topic, e)
             return False
-        x = self._plaus_x
-        if max(map(abs, x.tolist())) > self._plaus_lim:  # ~0.25 us for one joint (numpy: 1.4)
-            i = int(np.abs(x).argmax())
+        xl = self._plaus_x.tolist()
+        if max(map(abs, xl)) > self._plaus_lim:  # ~0.25 us for one joint (numpy: 1.4)
+            ax = [abs(v) for v in xl]
+            i = ax.index(max(ax))  # the first largest, as np.abs(x).argmax()
             what, limit = self._plaus_what
-            self._reject("implausible", _IMPLAUSIBLE, topic, what, float(x[i]), self._joints[i],
+            self._reject("implausible", _IMPLAUSIBLE, topic, what, xl[i], self._joints[i],
                          limit, self._plaus_lim)
             return False
         if self._plaus_pos is not None and not self._position_plausible(topic):
@@ -371,7 +372,9 @@ class FrictionRenderer(ManagedNode, FricNode):
             return
         if self._impedance:
             m = self._max_effort
-            np.minimum(np.maximum(self._cmd, -m, out=self._cmd), m, out=self._cmd)  # np.clip
+            cmd = self._cmd
+            if max(map(abs, cmd.tolist())) > m:  # only after max_effort was lowered
+                np.clip(cmd, -m, m, out=cmd)
         elif not self._rendering and not self._tripped:
             return  # no setpoint yet: no position to hold
         self._out.publish(self._writer.fill(self._cmd))
