@@ -22,13 +22,14 @@ from __future__ import annotations
 import argparse
 import math
 import platform
-import time
 import tracemalloc
 
 import numpy as np
 
 from fric_core.arm_identification.joint_friction import JointFriction
 from fric_core.compensation import FrictionCompensator, SignCompensator, sign_changes
+
+from elements import per_step_us  # bench/elements.py, this script's neighbour
 
 T = 1e-3
 N_JOINTS = 7
@@ -56,14 +57,6 @@ def _positions(n_steps: int) -> list:
     return [np.ascontiguousarray(row) for row in q]
 
 
-def per_step_us(step, inputs, repeats: int) -> float:
-    best = math.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for x in inputs:
-            step(x)
-        best = min(best, time.perf_counter() - t0)
-    return best / len(inputs) * 1e6
 
 
 def allocations_per_step(step, inputs) -> float:

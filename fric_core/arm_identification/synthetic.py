@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Optional
 
 import numpy as np
-import pinocchio as pin
 
 from .joint_friction import JointFriction
+from .normal_equations import _rnea_all
 
 __all__ = ["SimulatedRecording", "multisine_trajectory", "simulate_arm_recording"]
 
@@ -116,16 +116,6 @@ def multisine_trajectory(dyn, duration: float = 20.0, rate: float = 200.0,
         v[:, j] = k * (np.cos(arg) @ (amp * w))
         a[:, j] = -k * (np.sin(arg) @ (amp * w * w))
     return t, q, v, a
-
-
-def _rnea_all(dyn, q, v, a) -> np.ndarray:
-    out = np.empty_like(q)
-    perm = dyn._perm
-    for k in range(q.shape[0]):
-        tau = pin.rnea(dyn.model, dyn.data, dyn._config(q[k]), dyn._velocity(v[k]),
-                       dyn._velocity(a[k]))
-        out[k] = tau if perm is None else tau[perm]
-    return out
 
 
 def simulate_arm_recording(dyn, t, q, v, a, friction: Mapping[str, JointFriction],
