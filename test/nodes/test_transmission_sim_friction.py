@@ -15,48 +15,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import rclpy
 import yaml
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 
-from fric_interfaces import names, qos
-from ros_support import terminate_output
+from ros_support import ArmPeer, terminate_output
 
 ROOT = Path(__file__).resolve().parents[2]
 TRUE = ROOT / "config" / "planar_2link_true_friction.yaml"
-RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
 SIM = [sys.executable, "-m", "fric_nodes.transmission_sim", "--ros-args",
        "-p", "rotor_inertia:=[0.5, 0.2]", "-p", "damping:=[0.0]"]
 
 
-class _Peer:
-    def __init__(self):
-        self.node = n = rclpy.create_node("transmission_friction_peer")
-        self.q, self.effort = [], []
-        n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
-        self.pub = n.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS, qos.CONTROL_PUB)
-        self.ex = SingleThreadedExecutor()
-        self.ex.add_node(n)
-
-    def _on_state(self, m):
-        self.q.append(list(m.position))
-        self.effort.append(list(m.effort))
-
-    def run(self, seconds, tau=None, period=0.01):
-        end = time.monotonic() + seconds
-        nxt = 0.0
-        while time.monotonic() < end:
-            if tau is not None and time.monotonic() >= nxt:
-                self.pub.publish(Float64MultiArray(data=[float(t) for t in tau]))
-                nxt = time.monotonic() + period
-            self.ex.spin_once(timeout_sec=0.002)
-
-    def close(self):
-        self.ex.remove_node(self.node)
-        self.node.destroy_node()
+def _Peer():
+    return ArmPeer("transmission_friction_peer")
 
 
 def test_sub_breakaway_command_holds_exactly_above_breakaway_moves_over_dds(ros):

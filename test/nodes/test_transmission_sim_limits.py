@@ -15,54 +15,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-import rclpy
-from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 
-from fric_interfaces import names, qos
-from ros_support import terminate_output
+from ros_support import ArmPeer, terminate_output
 
 ROOT = Path(__file__).resolve().parents[2]
-RELIABLE = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
 LIMIT = 3.1416  # urdf/planar_2link.urdf: both joints, lower = -3.1416, upper = 3.1416
 EFFORT = 1000.0  # and effort="1000" [N m]
 ROTOR = 5.0  # config/arm_transmission.yaml: rotor_inertia 5 kg m^2 per joint
 
 
-class _Peer:
-    def __init__(self):
-        self.node = n = rclpy.create_node("transmission_limits_peer")
-        self.q, self.v, self.effort, self.diags = [], [], [], []
-        n.create_subscription(JointState, names.JOINT_STATES, self._on_state, RELIABLE)
-        n.create_subscription(DiagnosticArray, names.DIAGNOSTICS, self.diags.append, RELIABLE)
-        self.pub = n.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS, qos.CONTROL_PUB)
-        self.ex = SingleThreadedExecutor()
-        self.ex.add_node(n)
-
-    def _on_state(self, m):
-        self.q.append(list(m.position))
-        self.v.append(list(m.velocity))
-        self.effort.append(list(m.effort))
-
-    def run(self, seconds, tau=None, period=0.01):
-        end = time.monotonic() + seconds
-        nxt = 0.0
-        while time.monotonic() < end:
-            if tau is not None and time.monotonic() >= nxt:
-                self.pub.publish(Float64MultiArray(data=[float(t) for t in tau]))
-                nxt = time.monotonic() + period
-            self.ex.spin_once(timeout_sec=0.002)
-
-    def messages(self):
-        return [st.message for d in self.diags for st in d.status
-                if st.name.endswith(": arm")]
-
-    def close(self):
-        self.ex.remove_node(self.node)
-        self.node.destroy_node()
+def _Peer():
+    return ArmPeer("transmission_limits_peer")
 
 
 def _drive_until(peer, tau, q_end, timeout=5.0):
