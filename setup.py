@@ -1,8 +1,26 @@
 from glob import glob
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 package_name = "fric"
+
+
+class BuildExt(build_ext):
+    """Build the optional C kernels with contraction of a*b+c into FMA off (bit-identical to the
+    Python reference kernels they are tested against) and without fast-math."""
+
+    def build_extensions(self):
+        if self.compiler.compiler_type == "unix":
+            for ext in self.extensions:
+                ext.extra_compile_args = ["-ffp-contract=off", "-fno-fast-math"]
+        super().build_extensions()
+
+
+# The compiled single-contact step of the reduced planar model; optional: without a C compiler
+# the install goes on and fric_core.planar.reduced_fast uses its pure-Python kernel.
+ext_modules = [Extension("fric_core.planar._reduced_kernel", ["fric_core/planar/_reduced_kernel.c"],
+                         optional=True)]
 
 setup(
     name=package_name,
@@ -16,6 +34,8 @@ setup(
         ("share/" + package_name + "/config/ros2_control", glob("config/ros2_control/*.yaml")),
         ("share/" + package_name + "/urdf", glob("urdf/*.urdf")),
     ],
+    ext_modules=ext_modules,
+    cmdclass={"build_ext": BuildExt},
     python_requires=">=3.11",
     # rosbags: reading ROS 2 bags offline for identification (pure Python, no ROS install);
     # pin (Pinocchio): URDF rigid-body dynamics for the transmission arms

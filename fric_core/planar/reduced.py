@@ -38,9 +38,6 @@ from .reduced_fast import make_kernel
 __all__ = ["ReducedLuGre"]
 
 _TINY = 1e-300
-_SHAPE3 = (3,)
-_SHAPE13 = (1, 3)
-_F64 = np.dtype(np.float64)
 LimitSurfaceLike = Union[LimitSurfaceTable, EllipsoidLimitSurface]
 
 
@@ -262,7 +259,14 @@ class ReducedLuGre:
             g = p.mu_c
         else:
             x = n / p.v_s
-            g = p.mu_c + (p.mu_s - p.mu_c) * math.exp(-(x * x if p.gamma == 2.0 else x ** p.gamma))
+            if p.gamma == 2.0:
+                x = x * x
+            else:
+                try:
+                    x = x ** p.gamma
+                except OverflowError:                # a huge twist: g = μ_C, as in numpy
+                    x = math.inf
+            g = p.mu_c + (p.mu_s - p.mu_c) * math.exp(-x)
         a = p.sigma0 * n / g
         zc = self._zc
         zx, zy, zt = float(zc[0, 0]), float(zc[1, 0]), float(zc[2, 0])
@@ -314,25 +318,12 @@ class ReducedLuGre:
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
         kern = self._kern
         if kern is not None:
-            # one contact, a float (3,) array or a list/tuple of 3 floats: straight to the
-            # plain-float kernel (reduced_fast); anything else is checked below
-            tt = type(twist)
-            if tt is np.ndarray:
-                if twist.dtype is _F64:
-                    sh = twist.shape
-                    if sh == _SHAPE3:
-                        vx, vy, om = twist.tolist()
-                        if math.isfinite(vx + vy + om):
-                            return kern(vx, vy, om)
-                    elif sh == _SHAPE13:
-                        vx, vy, om = twist[0].tolist()
-                        if math.isfinite(vx + vy + om):
-                            return kern(vx, vy, om)[None, :]
-            elif (tt is list or tt is tuple) and len(twist) == 3:
-                vx, vy, om = twist
-                if type(vx) is float and type(vy) is float and type(om) is float \
-                        and math.isfinite(vx + vy + om):
-                    return kern(vx, vy, om)
+            # one contact, a float (3,) array or a list/tuple of 3 floats with a finite sum:
+            # the kernel (reduced_fast) steps and returns the wrench; anything else: None, and
+            # the checks below
+            f = kern(twist)
+            if f is not None:
+                return f
         if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
             try:
                 vx, vy, om = (float(c) for c in np.ravel(twist))
@@ -342,7 +333,7 @@ class ReducedLuGre:
                 raise ValueError(f"twist: must be finite, got {twist!r}")
             if kern is None:
                 kern = self._kern = make_kernel(self)
-            f = kern(vx, vy, om)
+            f = kern.step3(vx, vy, om)
             return f if np.ndim(twist) == 1 else f[None, :]
         return self._step_numpy(twist)
 

@@ -1,35 +1,107 @@
 """Single-contact kernel of the reduced planar model: one step in plain floats.
 
-:class:`~.reduced.ReducedLuGre` with one contact steps through a closure built here for its
+:class:`~.reduced.ReducedLuGre` with one contact steps through a kernel built here for its
 current configuration (limit surface, parameters, step, load, LuGre or Elasto-Plastic). The
-closure holds every constant as a local (the table's bilinear coefficients (43) as a flat list of
-12-tuples), evaluates the table look-up (37)–(44), the bristle rate (33)/(34), the exact step
-and the wrench (28) inline — no numpy call except the one that builds the returned wrench — and
-reads and writes the bristle state through a memoryview of the model's (3, 1) state array.
+kernel holds every constant (the table's bilinear coefficients (43) per cell), evaluates the
+table look-up (37)–(44), the bristle rate (33)/(34), the exact step and the wrench (28) inline,
+and reads and writes the bristle state in the model's (3, 1) state array in place (that array
+stays the source of truth: the numpy path, ``state``, ``reset``, copies and pickles see it).
 
-The arithmetic is that of the reference scalar step (``ReducedLuGre._step_one`` with
-``h_scalar``), expression by expression in the same order, so its results are bit-identical;
-``test/core/test_planar_reduced_fast.py`` checks it against that step and against the numpy
-batched path over many random states.
+Two implementations of the same arithmetic:
+
+* the compiled one, :mod:`._reduced_kernel` (``_reduced_kernel.c``, built by ``setup.py`` as an
+  optional extension: a machine without a C compiler installs without it), used when present;
+* the pure-Python one, :func:`_py_kernel`, the reference: the arithmetic of the scalar step
+  (``ReducedLuGre._step_one`` with ``h_scalar``), expression by expression in the same order.
+  It is used when the extension is absent or ``FRIC_NO_COMPILED=1`` is set in the environment.
+
+Both give bit-identical results (the C file is built with ``-ffp-contract=off``, no fast-math,
+and calls the libm functions Python's ``math`` calls); ``test/core/test_planar_reduced_fast.py``
+checks the compiled kernel against the Python one, the scalar step and the numpy batched path.
+
+A kernel is called as ``kernel(twist)``: for a list or tuple of three floats or a float64 array
+of shape (3,) with a finite sum it makes one step and returns the wrench, a fresh (3,) array;
+for anything else it returns None and changes nothing (the model's checked path takes over,
+which calls ``kernel.step3(vx, vy, om)``).
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
 _TINY = 1e-300
+_F64 = np.dtype(np.float64)
+_SHAPE3 = (3,)
+
+try:
+    if os.environ.get("FRIC_NO_COMPILED", "").strip() not in ("", "0"):
+        raise ImportError("FRIC_NO_COMPILED is set")
+    from . import _reduced_kernel as _ck
+except ImportError:
+    _ck = None
+
+#: Whether the compiled kernel is in use (built, and ``FRIC_NO_COMPILED`` not set).
+COMPILED = _ck is not None
+
+# the tables' coefficients as C doubles, by table (a kernel is rebuilt whenever the load, the
+# step or the surface changes, e.g. at every normal-force update of a simulation: the list of
+# tuples is converted once); the list is held so that its id is not reused
+_COEF_BYTES: dict = {}
 
 
-def make_kernel(model):
-    """The single-contact step of ``model`` (a one-contact ``ReducedLuGre``) as a closure.
+def _coef_array(ls) -> np.ndarray:
+    lst = ls._coef_list
+    hit = _COEF_BYTES.get(id(lst))
+    if hit is None or hit[0] is not lst:
+        if len(_COEF_BYTES) >= 8:
+            _COEF_BYTES.pop(next(iter(_COEF_BYTES)))
+        hit = _COEF_BYTES[id(lst)] = (lst, np.array(lst, dtype=np.float64))
+    return hit[1]
 
-    ``kernel(vx, vy, om)`` advances the bristle state by ``model.dt`` for the twist (floats, at
-    the CoP) held over the step and returns the wrench at the CoP, a fresh (3,) array. The
-    closure captures the configuration at build time: the model rebuilds it whenever the
-    limit surface, the parameters, the step, the load or the model form change.
+
+def make_kernel(model, compiled: bool | None = None):
+    """The single-contact step of ``model`` (a one-contact ``ReducedLuGre``) for its current
+    configuration: ``kernel(twist)`` (the wrench, or None for a twist it does not take) and
+    ``kernel.step3(vx, vy, om)``.
+
+    ``compiled``: None for the compiled kernel when available, False for the Python reference,
+    True to require the compiled one (ImportError without it). The kernel captures the
+    configuration at build time: the model rebuilds it whenever the limit surface, the
+    parameters, the step, the load or the model form change.
     """
+    if compiled is None:
+        compiled = COMPILED
+    if not compiled:
+        return _py_kernel(model)
+    if _ck is None:
+        raise ImportError("fric_core.planar._reduced_kernel is not built (or FRIC_NO_COMPILED"
+                          " is set)")
+    from .limit_surface import LimitSurfaceTable
+
+    p, ls = model.params, model.limit_surface
+    zc = model._zc
+    if zc.shape != (3, 1) or not zc.flags.c_contiguous:
+        raise ValueError("make_kernel: one contact only")
+    # the constants exactly as _py_kernel computes them
+    r = float(ls.radius)
+    s2 = float(p.sigma2)
+    table = isinstance(ls, LimitSurfaceTable)
+    n_ls = ls.n_ls if table else 1
+    return _ck.Kernel(
+        zc, np.empty(3), np.ndarray, _coef_array(ls) if table else None,
+        r, -float(model.dt), float(-model._fn0), float(p.sigma0), float(p.sigma1), s2,
+        float(p.sigma2 * ls.viscous_torque_scale), float(p.mu_c), float(p.mu_s - p.mu_c),
+        float(p.v_s), float(p.gamma), p.mu_s == p.mu_c, p.gamma == 2.0,
+        bool(model.elasto_plastic), float(p.s_ba), float(1.0 - p.s_ba),
+        n_ls, 2.0 * n_ls / math.pi, 2.0 * math.pi, 4 * n_ls - 1, n_ls - 1)
+
+
+def _py_kernel(model):
+    """The pure-Python kernel (the reference of the compiled one): ``step3`` as a closure of
+    plain floats, ``kernel(twist)`` its dispatch."""
     from .limit_surface import LimitSurfaceTable
 
     p, ls = model.params, model.limit_surface
@@ -100,7 +172,14 @@ def make_kernel(model):
             g = mu_c
         else:
             x = n / v_s
-            g = mu_c + dmu * exp(-(x * x if gamma2 else x ** gamma))
+            if gamma2:
+                x = x * x
+            else:
+                try:
+                    x = x ** gamma
+                except OverflowError:                # a huge twist: g = μ_C, as in numpy
+                    x = math.inf
+            g = mu_c + dmu * exp(-x)
         a = sigma0 * n / g
         zx, zy, zt = zm
         if ep:
@@ -158,4 +237,22 @@ def make_kernel(model):
                       (k * zy + sigma1 * uy + s2 * vy) * fn,
                       (k * zt + sigma1 * ut + s2u * om) * fn))
 
-    return kernel
+    isfinite = math.isfinite
+    ndarray = np.ndarray
+
+    def dispatch(twist):
+        tt = type(twist)
+        if tt is ndarray:
+            if twist.dtype is _F64 and twist.shape == _SHAPE3:
+                vx, vy, om = twist.tolist()
+                if isfinite(vx + vy + om):
+                    return kernel(vx, vy, om)
+        elif (tt is list or tt is tuple) and len(twist) == 3:
+            vx, vy, om = twist
+            if type(vx) is float and type(vy) is float and type(om) is float \
+                    and isfinite(vx + vy + om):
+                return kernel(vx, vy, om)
+        return None
+
+    dispatch.step3 = kernel
+    return dispatch

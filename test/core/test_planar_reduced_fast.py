@@ -1,16 +1,40 @@
-"""The single-contact kernel of the reduced planar model (fric_core.planar.reduced_fast) against
-the reference steps: the scalar ``_step_one`` (bit for bit) and the numpy batched path (round-off),
-over random states and twists: sticking, sliding, transitions, zero and tiny velocities."""
+"""The single-contact kernels of the reduced planar model (fric_core.planar.reduced_fast) against
+the reference steps: the compiled kernel against the pure-Python kernel (bit for bit), both against
+the scalar ``_step_one`` (bit for bit) and the numpy batched path (round-off), over random states
+and twists: sticking, sliding, transitions, zero, tiny and huge velocities.
+
+The compiled kernel (``_reduced_kernel.c``) must be built (``make venv`` / ``pip install -e .``):
+without it these tests FAIL, unless ``FRIC_NO_COMPILED=1`` is set (the explicit opt-out, which
+also makes the model use the Python kernel), when the compiled-only tests skip."""
 
 import copy
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import fric_core.planar as P
+from fric_core.planar import reduced_fast as RF
 
 L = 0.02
+OPTED_OUT = os.environ.get("FRIC_NO_COMPILED", "").strip() not in ("", "0")
+
+
+def _need_compiled():
+    if OPTED_OUT:
+        pytest.skip("FRIC_NO_COMPILED is set: the compiled kernel is opted out")
+    assert RF.COMPILED, ("fric_core.planar._reduced_kernel is not built: run `make venv` (or"
+                         " `pip install -e .`) with a C compiler, or set FRIC_NO_COMPILED=1")
+
+
+def _model(ls, params, kernel, **kw):
+    """A one-contact model stepping with the ``kernel`` ("compiled" or "python")."""
+    m = P.ReducedLuGre(ls, params, **kw)
+    m._kern = RF.make_kernel(m, compiled=kernel == "compiled")
+    return m
 
 
 def _surfaces():
@@ -36,19 +60,29 @@ def _twists(rng, k):
     return tw
 
 
+def test_compiled_kernel_is_built_and_used():
+    _need_compiled()
+    m = P.ReducedLuGre(LS["table"])
+    m.step([0.001, 0.0, 0.1])
+    assert type(m._kern).__name__ == "Kernel"          # the model steps through the C kernel
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
 @pytest.mark.parametrize("ls", sorted(LS))
 @pytest.mark.parametrize("ep", [False, True])
 @pytest.mark.parametrize("params", [P.TABLE_I[0], P.TABLE_I[1],
                                     P.PlanarFrictionParams(gamma=1.5, s_ba=0.0, sigma1=0.0)])
-def test_kernel_equals_the_reference_steps(ls, ep, params):
+def test_kernel_equals_the_reference_steps(kernel, ls, ep, params):
+    if kernel == "compiled":
+        _need_compiled()
     rng = np.random.default_rng(17)
-    tw = _twists(rng, 1500)
+    tw = _twists(rng, 800)
     for dt in (1e-4, 2e-3):
-        fast = P.ReducedLuGre(LS[ls], params, dt=dt, normal_force=1.7, elasto_plastic=ep)
+        fast = _model(LS[ls], params, kernel, dt=dt, normal_force=1.7, elasto_plastic=ep)
         ref = P.ReducedLuGre(LS[ls], params, dt=dt, normal_force=1.7, elasto_plastic=ep)
         vec = P.ReducedLuGre(LS[ls], params, dt=dt, normal_force=1.7, elasto_plastic=ep)
         for k in range(tw.shape[0]):
-            if k % 300 == 0:          # random states, inside and beyond the elastic range
+            if k % 160 == 0:          # random states, inside and beyond the elastic range
                 z = rng.normal(scale=1.2e-6, size=3) * [1.0, 1.0, 0.005]
                 fast.state = ref.state = vec.state = z
             f = fast.step(tw[k])
@@ -107,3 +141,97 @@ def test_inputs_of_the_single_contact_step():
             m.step(bad)
         assert np.array_equal(m.state, z)
     assert np.all(P.ReducedLuGre(LS["table"], normal_force=0.0).step(np.array(tw)) == 0.0)
+
+
+def _random_params(rng):
+    mu_c = float(rng.uniform(0.2, 1.5))
+    return P.PlanarFrictionParams(
+        sigma0=float(10 ** rng.uniform(3, 6)),
+        sigma1=float(rng.choice([0.0, 10 ** rng.uniform(-1, 2)])),
+        sigma2=float(rng.choice([0.0, rng.uniform(0, 1)])), mu_c=mu_c,
+        mu_s=float(rng.choice([mu_c, mu_c * rng.uniform(1.0, 1.6)])),
+        gamma=float(rng.choice([2.0, rng.uniform(0.5, 4.0)])), v_s=float(10 ** rng.uniform(-4, -2)),
+        s_ba=float(rng.choice([0.0, rng.uniform(0, 0.99)])))
+
+
+@pytest.mark.parametrize("surface,n_ls", [("circle", 2), ("square", 5), ("line", 20),
+                                          ("non_convex_1", 7), (None, 0)])
+def test_compiled_kernel_equals_the_python_kernel(surface, n_ls):
+    """Bit for bit over random configurations (tables of several resolutions and shapes, rescaled
+    ones, the ellipsoid; random Table-I-like parameters, LuGre and Elasto-Plastic, steps, loads
+    including 0), states inside and beyond the elastic range and twists from zero to 1e150."""
+    _need_compiled()
+    rng = np.random.default_rng(n_ls)
+    s = getattr(P, surface or "gradient_line")(11, L)
+    base = (P.LimitSurfaceTable.compute(s, n_ls) if surface
+            else P.EllipsoidLimitSurface.from_surface(s))
+    for case in range(6):
+        ls = base.rescaled(float(rng.uniform(0.5, 2.0))) if (surface and case % 2) else base
+        kw = dict(dt=float(10 ** rng.uniform(-5, -2)), normal_force=[0.0, 0.4, 3.0][case % 3],
+                  elasto_plastic=bool(case // 3))
+        prm = _random_params(rng)
+        c, p = _model(ls, prm, "compiled", **kw), _model(ls, prm, "python", **kw)
+        tw = _twists(rng, 400)
+        tw[::37] *= 10.0 ** rng.uniform(3, 150, size=(tw[::37].shape[0], 1))   # huge, finite
+        for k in range(tw.shape[0]):
+            if k % 50 == 0:
+                c.state = p.state = rng.normal(scale=1e-5, size=3) * [1.0, 1.0, 0.01]
+            f, g = c.step(tw[k]), p.step(tw[k])
+            assert np.array_equal(f, g), (case, k, tw[k], f, g)
+            assert np.array_equal(c.state, p.state), (case, k)
+            assert np.all(np.isfinite(f)) and np.all(np.isfinite(c.state)), (case, k, tw[k])
+            # the bristles stay within their steady-state reach |z| <= z_max(g = mu_s) (+ the
+            # random initial state), whatever the twist
+            assert np.abs(c.state[:2]).max() <= max(prm.mu_s / prm.sigma0, 1e-4) * 1.01
+            lst = tw[k].tolist()
+            f2, g2 = c.step(lst), p.step(lst)                    # list twists, same arithmetic
+            assert np.array_equal(f2, g2) and np.array_equal(c.state, p.state)
+
+
+def test_compiled_kernel_returns_fresh_arrays_and_declines_other_twists():
+    _need_compiled()
+    m = P.ReducedLuGre(LS["table"], dt=1e-4)
+    r = P.ReducedLuGre(LS["table"], dt=1e-4)
+    m.step([0.001, 0.0, 0.1])
+    r.step([0.001, 0.0, 0.1])
+    kern = m._kern
+    tw = np.array([0.004, -0.002, 0.6])
+    f1 = m.step(tw)
+    f2 = m.step(tw)
+    assert f1 is not f2 and f1.base is None and f1.flags.writeable and f1.flags.owndata
+    assert f1.dtype == np.float64 and f1.shape == (3,)
+    f1[:] = 7.0                                 # the caller owns it: the next step is unaffected
+    assert np.array_equal(m.step(tw), (r.step(tw), r.step(tw), r.step(tw))[2])
+    # twists the kernel does not take: None, state untouched (the model's checked path runs)
+    for t in (np.array([tw]), tw.astype(np.float32), tw.astype(">f8"), [1, 2, 3], [0.1, 0.2],
+              [0.1, 0.2, np.inf], np.array([1e308, 1e308, 0.0]), "abc", 3.0, None):
+        z = m.state
+        assert kern(t) is None
+        assert np.array_equal(m.state, z)
+    strided = np.repeat(tw, 2)[::2]                          # a non-contiguous (3,) view
+    assert np.array_equal(m.step(strided), r.step(tw))
+    assert np.array_equal(m.step((np.float64(0.004), -0.002, 0.6)), r.step(tw))
+    with pytest.raises(TypeError):
+        kern()
+    with pytest.raises(TypeError):
+        kern.step3(1.0, 2.0)
+    with pytest.raises(TypeError):
+        kern.step3(1.0, 2.0, "x")
+
+
+def test_no_compiled_environment_variable_forces_the_python_kernel():
+    """FRIC_NO_COMPILED=1 (the documented opt-out) makes the model step with the Python kernel,
+    with the same results."""
+    code = ("import numpy as np, fric_core.planar as P\n"
+            "from fric_core.planar import reduced_fast as RF\n"
+            "m = P.ReducedLuGre(P.LimitSurfaceTable.compute(P.circle(7, 0.02), 4))\n"
+            "for k in range(3): f = m.step([0.004, -0.002, 0.6])\n"
+            "print(RF.COMPILED, type(m._kern).__name__, f.tolist())\n")
+    env = dict(os.environ, FRIC_NO_COMPILED="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split(" ", 2)
+    assert out[:2] == ["False", "function"]
+    m = _model(P.LimitSurfaceTable.compute(P.circle(7, L), 4), P.TABLE_I[1], "python")
+    for _ in range(3):
+        f = m.step([0.004, -0.002, 0.6])
+    assert eval(out[2]) == f.tolist()
