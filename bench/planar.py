@@ -4,10 +4,11 @@ Prints, measured in one run on this machine (targets and the paper's C++ figures
 * steps/s of the distributed planar LuGre model (fixed exact step) at N×N = 5…33 cells
   (Table II's grid, square surface: every cell loaded), and of its Elasto-Plastic form at 21×21;
 * the reduced model: µs per step for one contact (table and ellipsoid, LuGre and
-  Elasto-Plastic) beside the step before issue 17 measured in the same run; the authors' own
-  speed case beside their C++ (built from their repository with ``--authors PATH`` or
-  ``$FRIC_AUTHORS_REPO``, pybind11 and g++; else beside the issue's figure); and contact-steps/s
-  batched over 1, 100 and 10000 contacts per call;
+  Elasto-Plastic) with the compiled kernel (``_reduced_kernel.c``) beside the pure-Python kernel
+  (the reference) and the step before issue 17, measured in the same run; the authors' own speed
+  case, the same three beside their C++ (built from their repository with ``--authors PATH`` or
+  ``$FRIC_AUTHORS_REPO``, pybind11 and g++; else beside the issue's figure); and
+  contact-steps/s batched over 1, 100 and 10000 contacts per call;
 * limit-surface pre-computation time over cells N at N_ls = 20 (Table V) and over N_ls at 21×21
   (Table VI), circle surface;
 * the 2 s in-hand slip-stick simulation (Sec. VI-C, Table IV: circle, f_N = 1.73 + 0.91 sin 4πt
@@ -32,6 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import fric_core.planar as P  # noqa: E402
+from fric_core.planar import reduced_fast  # noqa: E402
 
 TABLE_II = {5: 1.6e5, 9: 3.9e4, 13: 2.8e4, 17: 1.7e4, 21: 1.1e4, 25: 7.7e3, 29: 5.7e3, 33: 4.5e3}
 TABLE_V = {5: 2.4e-2, 9: 5.4e-2, 13: 1.0e-1, 17: 1.8e-1, 21: 2.6e-1, 25: 3.7e-1, 29: 4.9e-1,
@@ -162,6 +164,23 @@ def _authors_cpp(repo: str):
     return mod
 
 
+def _kernel_model(compiled: bool, *args, **kw):
+    """A one-contact ReducedLuGre stepping with the compiled (``compiled``) or the pure-Python
+    kernel of reduced_fast (None when the compiled one is not built)."""
+    if compiled and not reduced_fast.COMPILED:
+        return None
+    m = P.ReducedLuGre(*args, **kw)
+    m._kern = reduced_fast.make_kernel(m, compiled=compiled)
+    return m
+
+
+def _kernel_note() -> str:
+    if reduced_fast.COMPILED:
+        return "compiled kernel: fric_core/planar/_reduced_kernel.c"
+    return ("compiled kernel NOT in use (" + ("FRIC_NO_COMPILED set" if os.environ.get(
+        "FRIC_NO_COMPILED", "").strip() not in ("", "0") else "not built: make venv") + ")")
+
+
 def reduced(quick: bool, authors: str) -> None:
     print("\n== reduced planar LuGre (21×21 circle, N_ls = 20) ==")
     s = P.circle(21, L)
@@ -169,17 +188,23 @@ def reduced(quick: bool, authors: str) -> None:
     ell = P.EllipsoidLimitSurface.from_surface(s)
     n_calls, repeats = (500, 3) if quick else (5000, 15)
     tw1 = np.array([0.004, 0.002, 0.7])
-    print("  one contact, µs/step (best block; a (3,) array twist): the kernel, the step before"
-          " issue 17\n  measured now, and the authors' C++ (issue: 0.9–1.6 µs, via pybind11)")
-    print(f"  {'surface':>9} {'model':>15} {'µs/step':>8} {'before':>7} {'ratio':>6}")
+    print("  one contact, µs/step (best block; a (3,) array twist): the compiled kernel, the"
+          " Python kernel\n  (the reference), the step before issue 17, all measured now; "
+          + _kernel_note())
+    print(f"  {'surface':>9} {'model':>15} {'compiled':>8} {'Python':>7} {'before':>7}"
+          f" {'before/compiled':>15}")
     for name, ls in (("table", tab), ("ellipsoid", ell)):
         for ep in (False, True):
-            m = P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4, elasto_plastic=ep)
-            old = _old_single_step(P.ReducedLuGre(ls, P.TABLE_I[1], dt=1e-4, elasto_plastic=ep))
-            t_new = _us(lambda: m.step(tw1), n_calls, repeats)
+            args = (ls, P.TABLE_I[1])
+            kw = dict(dt=1e-4, elasto_plastic=ep)
+            mc, mp = _kernel_model(True, *args, **kw), _kernel_model(False, *args, **kw)
+            old = _old_single_step(P.ReducedLuGre(*args, **kw))
+            t_c = _us(lambda: mc.step(tw1), n_calls, repeats) if mc else math.nan
+            t_p = _us(lambda: mp.step(tw1), n_calls, repeats)
             t_old = _us(lambda: old(tw1), n_calls, repeats)
             model = "Elasto-Plastic" if ep else "LuGre"
-            print(f"  {name:>9} {model:>15} {t_new:>8.2f} {t_old:>7.2f} {t_old / t_new:>5.1f}×")
+            print(f"  {name:>9} {model:>15} {t_c:>8.2f} {t_p:>7.2f} {t_old:>7.2f}"
+                  f" {t_old / t_c:>14.1f}×")
     _authors_case(quick, authors)
     rng = np.random.default_rng(0)
     print(f"  {'contacts':>8} {'contact-steps/s':>16} {'µs/call':>9}")
@@ -201,30 +226,43 @@ def reduced(quick: bool, authors: str) -> None:
 
 def _authors_case(quick: bool, authors: str) -> None:
     """The authors' speed test (tests/computational_speed_test.py): square 21×21, Elasto-Plastic,
-    σ0 = 1e5, σ1 = 20, twist [0.1, −0.05, 1.59] as a list, f_N = 1, dt = 1e-4, N_ls = 20; ours and
-    theirs (built from ``authors`` when given) stepped alternately in one process."""
+    σ0 = 1e5, σ1 = 20, twist [0.1, −0.05, 1.59] as a list, f_N = 1, dt = 1e-4, N_ls = 20; ours
+    (compiled kernel, Python kernel, the step before issue 17) and theirs (built from
+    ``authors`` when given) stepped in turn in one process, best of two passes each."""
     prm = P.PlanarFrictionParams(sigma0=1e5, sigma1=2e1, sigma2=0.2, mu_c=1.0, mu_s=1.2,
                                  gamma=2.0, v_s=1e-3, s_ba=0.9)
-    m = P.ReducedLuGre(P.LimitSurfaceTable.compute(P.square(21, L), 20), prm, dt=1e-4,
-                       elasto_plastic=True)
+    tab = P.LimitSurfaceTable.compute(P.square(21, L), 20)
+    args, kw = (tab, prm), dict(dt=1e-4, elasto_plastic=True)
+    mc, mp = _kernel_model(True, *args, **kw), _kernel_model(False, *args, **kw)
+    old = _old_single_step(P.ReducedLuGre(*args, **kw))
     twl = [0.1, -0.05, 1.59]
     n_calls, repeats = (500, 3) if quick else (5000, 15)
-    ours = _us(lambda: m.step(twl), n_calls, repeats)
     cpp = _authors_cpp(authors) if authors else "no --authors checkout given"
+    runs = {"compiled": (lambda: mc.step(twl)) if mc else None, "Python": lambda: mp.step(twl),
+            "before": lambda: old(twl)}
+    if not isinstance(cpp, str):
+        c = cpp.ReducedFrictionModel()
+        c.init([21, 21, L / 21, 1.0, 1.2, 1e-3, 2.0, 1e5, 2e1, 0.2, 1e-4, 0.9, False, True,
+                False, 20], "Square", 1.0)
+        runs["C++"] = lambda: c.step(twl)
+    t = {k: math.inf if f is None else _us(f, n_calls, repeats) for k, f in runs.items()}
+    for k, f in runs.items():                       # a second pass: the least disturbed figure
+        if f is not None:
+            t[k] = min(t[k], _us(f, n_calls, repeats))
+    line = ", ".join(f"{k} {v:.2f}" for k, v in t.items() if k != "C++")
     if isinstance(cpp, str):
-        print(f"  authors' speed case (square, EP, list twist): ours {ours:.2f} µs/step;"
-              f" C++ not built ({cpp}): issue figure {REF_RED_US[0]}–{REF_RED_US[1]} µs"
-              f" -> ratio {ours / REF_RED_US[1]:.2f}–{ours / REF_RED_US[0]:.2f}")
+        ref = REF_RED_US
+        print(f"  authors' speed case (square, EP, list twist), µs/step: {line}; C++ not built"
+              f" ({cpp}): issue figure {ref[0]}–{ref[1]} µs -> compiled/C++"
+              f" {t['compiled'] / ref[1]:.2f}–{t['compiled'] / ref[0]:.2f}")
         return
-    c = cpp.ReducedFrictionModel()
-    c.init([21, 21, L / 21, 1.0, 1.2, 1e-3, 2.0, 1e5, 2e1, 0.2, 1e-4, 0.9, False, True, False,
-            20], "Square", 1.0)
-    t_cpp = _us(lambda: c.step(twl), n_calls, repeats)
-    ours = min(ours, _us(lambda: m.step(twl), n_calls, repeats))
-    f_ours, f_cpp = np.asarray(m.step(twl)), np.asarray(c.step(twl))
-    print(f"  authors' speed case (square, EP, list twist): ours {ours:.2f} µs/step,"
-          f" their C++ {t_cpp:.2f} µs/step (built from {authors}) -> ratio {ours / t_cpp:.2f}"
-          f"  [wrench ours {np.round(f_ours, 4).tolist()}, theirs {np.round(f_cpp, 4).tolist()}]")
+    f_ours = np.asarray(mc.step(twl) if mc else mp.step(twl))
+    f_cpp = np.asarray(c.step(twl))
+    ratios = ", ".join(f"{k} {t[k] / t['C++']:.2f}" for k in t if k != "C++")
+    print(f"  authors' speed case (square, EP, list twist), µs/step: {line}; their C++"
+          f" {t['C++']:.2f} (built from {authors})\n    ratio to their C++ (≤ 1 is faster):"
+          f" {ratios}\n    [wrench ours {np.round(f_ours, 4).tolist()},"
+          f" theirs {np.round(f_cpp, 4).tolist()}]")
 
 
 def precompute(quick: bool) -> None:

@@ -15,7 +15,8 @@
  * a buffer on ``out`` (3 float64) whose ``copy`` returns the fresh wrench array.
  *
  * kernel(twist): for a list or tuple of 3 floats or a float64 ndarray of shape (3,) with a
- * finite sum, one step and the wrench; None for anything else (the caller's checked path).
+ * finite sum, one step and the wrench, (3,) (of shape (1, 3) for a (1, 3) array twist); None
+ * for anything else (the caller's checked path).
  * kernel.step3(vx, vy, om): one step for three floats, the wrench.
  *
  * No numpy C API: the arrays are reached through the buffer protocol.
@@ -41,6 +42,7 @@ typedef struct {
     int have_z, have_o;
     Py_buffer zbuf, obuf;
     PyObject *copy;                     /* out.copy */
+    PyObject *copy13;                   /* out.reshape(1, 3).copy */
     PyObject *ndarray;                  /* numpy.ndarray */
 } Kernel;
 
@@ -199,6 +201,7 @@ kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
 {
     Kernel *k = (Kernel *)self;
     double v0, v1, v2;
+    int row = 0;
     if (PyVectorcall_NARGS(nargsf) != 1 || (kwnames && PyTuple_GET_SIZE(kwnames))) {
         PyErr_SetString(PyExc_TypeError, "kernel(twist): one positional argument");
         return NULL;
@@ -219,11 +222,14 @@ kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
             PyErr_Clear();
             Py_RETURN_NONE;
         }
-        int ok = b.ndim == 1 && b.shape[0] == 3 && b.itemsize == 8 && b.format != NULL
-                 && b.format[0] == 'd' && b.format[1] == '\0';
+        /* shape (3,), or (1, 3) (answered with a (1, 3) wrench) */
+        int ok = b.itemsize == 8 && b.format != NULL && b.format[0] == 'd' && b.format[1] == '\0'
+                 && ((b.ndim == 1 && b.shape[0] == 3)
+                     || (b.ndim == 2 && b.shape[0] == 1 && b.shape[1] == 3));
         if (ok) {
             const char *p = (const char *)b.buf;
-            Py_ssize_t s = b.strides[0];
+            Py_ssize_t s = b.strides[b.ndim - 1];
+            row = b.ndim == 2;
             memcpy(&v0, p, 8);
             memcpy(&v1, p + s, 8);
             memcpy(&v2, p + 2 * s, 8);
@@ -237,7 +243,7 @@ kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
     if (!isfinite(v0 + v1 + v2))
         Py_RETURN_NONE;
     kernel_step(k, v0, v1, v2);
-    return PyObject_CallNoArgs(k->copy);
+    return PyObject_CallNoArgs(row ? k->copy13 : k->copy);
 }
 
 static PyObject *
@@ -280,6 +286,7 @@ kernel_dealloc(PyObject *self)
     if (k->have_o)
         PyBuffer_Release(&k->obuf);
     Py_XDECREF(k->copy);
+    Py_XDECREF(k->copy13);
     Py_XDECREF(k->ndarray);
     PyMem_Free(k->coef);
     Py_TYPE(self)->tp_free(self);
@@ -345,6 +352,13 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     k->copy = PyObject_GetAttrString(out, "copy");
     if (k->copy == NULL)
         goto fail;
+    PyObject *out13 = PyObject_CallMethod(out, "reshape", "ii", 1, 3);   /* a view of out */
+    if (out13 == NULL)
+        goto fail;
+    k->copy13 = PyObject_GetAttrString(out13, "copy");
+    Py_DECREF(out13);
+    if (k->copy13 == NULL)
+        goto fail;
     return (PyObject *)k;
 fail:
     Py_DECREF(k);
@@ -373,7 +387,7 @@ static PyTypeObject KernelType = {
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT, "_reduced_kernel",
-    "Compiled single-contact step of the reduced planar model (reduced_fast.py is the reference).",
+    "Compiled single-contact step of the reduced planar model (reduced_fast.py: the reference).",
     -1, NULL,
 };
 

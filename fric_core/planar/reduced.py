@@ -318,7 +318,7 @@ class ReducedLuGre:
         wrenches at the CoP at the end of the step, (3,) for one contact given a (3,) twist."""
         kern = self._kern
         if kern is not None:
-            # one contact, a float (3,) array or a list/tuple of 3 floats with a finite sum:
+            # one contact, a float (3,)/(1, 3) array or a list/tuple of 3 floats, finite sum:
             # the kernel (reduced_fast) steps and returns the wrench; anything else: None, and
             # the checks below
             f = kern(twist)

@@ -20,7 +20,8 @@ and calls the libm functions Python's ``math`` calls); ``test/core/test_planar_r
 checks the compiled kernel against the Python one, the scalar step and the numpy batched path.
 
 A kernel is called as ``kernel(twist)``: for a list or tuple of three floats or a float64 array
-of shape (3,) with a finite sum it makes one step and returns the wrench, a fresh (3,) array;
+of shape (3,) or (1, 3) with a finite sum it makes one step and returns the wrench, a fresh
+array of the twist's shape;
 for anything else it returns None and changes nothing (the model's checked path takes over,
 which calls ``kernel.step3(vx, vy, om)``).
 """
@@ -35,6 +36,7 @@ import numpy as np
 _TINY = 1e-300
 _F64 = np.dtype(np.float64)
 _SHAPE3 = (3,)
+_SHAPE13 = (1, 3)
 
 try:
     if os.environ.get("FRIC_NO_COMPILED", "").strip() not in ("", "0"):
@@ -243,10 +245,16 @@ def _py_kernel(model):
     def dispatch(twist):
         tt = type(twist)
         if tt is ndarray:
-            if twist.dtype is _F64 and twist.shape == _SHAPE3:
-                vx, vy, om = twist.tolist()
-                if isfinite(vx + vy + om):
-                    return kernel(vx, vy, om)
+            if twist.dtype is _F64:
+                sh = twist.shape
+                if sh == _SHAPE3:
+                    vx, vy, om = twist.tolist()
+                    if isfinite(vx + vy + om):
+                        return kernel(vx, vy, om)
+                elif sh == _SHAPE13:
+                    vx, vy, om = twist[0].tolist()
+                    if isfinite(vx + vy + om):
+                        return kernel(vx, vy, om)[None, :]
         elif (tt is list or tt is tuple) and len(twist) == 3:
             vx, vy, om = twist
             if type(vx) is float and type(vy) is float and type(om) is float \

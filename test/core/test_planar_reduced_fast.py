@@ -203,8 +203,11 @@ def test_compiled_kernel_returns_fresh_arrays_and_declines_other_twists():
     f1[:] = 7.0                                 # the caller owns it: the next step is unaffected
     assert np.array_equal(m.step(tw), (r.step(tw), r.step(tw), r.step(tw))[2])
     # twists the kernel does not take: None, state untouched (the model's checked path runs)
-    for t in (np.array([tw]), tw.astype(np.float32), tw.astype(">f8"), [1, 2, 3], [0.1, 0.2],
-              [0.1, 0.2, np.inf], np.array([1e308, 1e308, 0.0]), "abc", 3.0, None):
+    row = m.step(tw[None, :])                                # (1, 3) in, (1, 3) out
+    assert row.shape == (1, 3) and row.flags.owndata and np.array_equal(row[0], r.step(tw))
+    for t in (np.zeros((3, 1)), np.zeros((1, 1, 3)), tw.astype(np.float32), tw.astype(">f8"),
+              [1, 2, 3], [0.1, 0.2], [0.1, 0.2, np.inf], np.array([1e308, 1e308, 0.0]), "abc",
+              3.0, None):
         z = m.state
         assert kern(t) is None
         assert np.array_equal(m.state, z)
