@@ -53,6 +53,11 @@ __all__ = ["FrictionIdentifier", "main"]
 _SERVICE_THREADS = 2
 #: the service thread ends the node (status 1) after this many exceptions in a row
 _MAX_SERVICE_FAILURES = 10
+# the run's first hold is said again when no state came back this long: a hold lost while DDS
+# discovery was still matching would otherwise leave a lockstep stage and this node waiting for
+# each other until data_timeout; long beside any loopback delay (a resend that overtook a late
+# answer would shift a lockstep run by one step), short beside data_timeout
+_HOLD_RESEND_NS = 500_000_000
 
 
 def _resolve(node: Node, name: str) -> str:
@@ -392,8 +397,17 @@ class FrictionIdentifier(FricNode):
             # for a command to step; in realtime it is the servo's bumpless start)
             self._pos_data[0] = x_start
             self._pos_pub.publish(self._pos_msg)
-        started = time.monotonic_ns()
+        started = sent = time.monotonic_ns()
         while not run.done.wait(0.02):
+            now = time.monotonic_ns()
+            if (self._last_valid_mono or 0) <= started and now - sent > _HOLD_RESEND_NS:
+                # no state since the hold: it (or the stage's answer) may have been lost while
+                # discovery was still matching the endpoints, and a lockstep stage waits for a
+                # command to step: say it again rather than both sides waiting out a timeout
+                with self._lock:
+                    if (self._last_valid_mono or 0) <= started:
+                        self._pos_pub.publish(self._pos_msg)
+                sent = now
             last = max(self._last_valid_mono or 0, started)
             age = (time.monotonic_ns() - last) * 1e-9
             reason = ("node shutting down" if self._stopping else

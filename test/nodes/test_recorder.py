@@ -140,8 +140,9 @@ def test_recorder_process_writes_a_readable_bag(tmp_path):
 
 
 def test_recorder_memory_stays_bounded(tmp_path):
-    """The recorder node's callbacks, fed what DDS delivers (serialized messages), hold a
-    bounded heap however many messages arrive (see the module docstring for the bound)."""
+    """The recorder, fed serialized messages over DDS in this process and drained into its bag
+    as it does at run time (its timer's ``drain``), holds a bounded heap however many messages
+    arrive (see the module docstring for the bound)."""
     import tracemalloc
 
     import rclpy
@@ -151,26 +152,48 @@ def test_recorder_memory_stays_bounded(tmp_path):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
+    from fric_interfaces import qos
     from fric_nodes.recorder import Recorder
 
-    cycles, mark = 300_000, 50_000
+    cycles, mark, batch = 300_000, 50_000, 500
     ctx = Context()
     rclpy.init(context=ctx)
     try:
         node = Recorder(context=ctx, parameter_overrides=[
             Parameter("out_dir", value=str(tmp_path / "rec")), Parameter("plots", value=False)])
-        cbs = {sub.topic_name: sub.callback for sub in node.subscriptions}
-        js_cb, eff_cb = cbs["/joint_states"], cbs["/effort_controller/commands"]
+        feeder = rclpy.create_node("recorder_feeder", context=ctx)
+        js_pub = feeder.create_publisher(JointState, "/joint_states", qos.CONTROL_PUB)
+        eff_pub = feeder.create_publisher(Float64MultiArray, "/effort_controller/commands",
+                                          qos.CONTROL_PUB)
+        end = time.monotonic() + 20.0
+        while (js_pub.get_subscription_count() == 0 or eff_pub.get_subscription_count() == 0) \
+                and time.monotonic() < end:
+            time.sleep(0.01)
         js = [serialize_message(JointState(name=["stage_joint"], position=[i * 1e-6],
                                            velocity=[0.01 * i], effort=[1.0]))
               for i in range(100)]
         cmd = [serialize_message(Float64MultiArray(data=[float(i)])) for i in range(100)]
+
+        def drain_until(sent: int) -> None:
+            # a batch's messages are in the queues once DDS has delivered them (loopback, ms)
+            stop = time.monotonic() + 2.0
+            while True:
+                node.drain()
+                if node.counts[0] + node.counts[1] >= sent or time.monotonic() > stop:
+                    return
+                time.sleep(0.0005)
+
         tracemalloc.start()
         heap = {}
+        sent = 0
         for i in range(cycles):
-            js_cb(js[i % 100])
+            js_pub.publish(js[i % 100])
+            sent += 1
             if i % 10 == 0:
-                eff_cb(cmd[i % 100])
+                eff_pub.publish(cmd[i % 100])
+                sent += 1
+            if (i + 1) % batch == 0:
+                drain_until(sent)
             if i + 1 in (mark, cycles):
                 heap[i + 1] = tracemalloc.get_traced_memory()[0] / 2**20
         peak = tracemalloc.get_traced_memory()[1] / 2**20
@@ -178,13 +201,18 @@ def test_recorder_memory_stays_bounded(tmp_path):
         counts = node.message_counts()
         node.close_bag()
         node.destroy_node()
+        feeder.destroy_node()
     finally:
         rclpy.shutdown(context=ctx)
-    assert counts["joint_states"] == cycles and counts["effort"] == cycles // 10
+    # best effort over loopback, drained every 500 states: nothing is lost while the queues
+    # (2000 deep) hold a batch; a loaded machine may still drop a few in DDS
+    print(f"\nrecorded {counts} of {cycles} states and {cycles // 10} commands")
+    assert counts["joint_states"] >= 0.99 * cycles and counts["effort"] >= 0.99 * cycles // 10
     from rosbags.highlevel import AnyReader
     with AnyReader([tmp_path / "rec" / "run_bag"]) as reader:
         assert {c.topic: c.msgcount for c in reader.connections} == {
-            "/joint_states": cycles, "/effort_controller/commands": cycles // 10,
+            "/joint_states": counts["joint_states"],
+            "/effort_controller/commands": counts["effort"],
             "/position_controller/commands": 0, "/wrench": 0, "/haptic_stage/hand_force": 0}
     n = cycles - mark
     need = (40 * n + 16 * n / 10) / 2**20  # MiB the samples need in memory, at least
