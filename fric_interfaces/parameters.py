@@ -31,7 +31,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
                                 ParameterType)
 
 __all__ = ["ParamSpec", "SCHEDULING_SPECS", "LIFECYCLE_SPECS", "descriptor", "declare", "check",
-           "type_words", "rejection_reason", "readable_rejections"]
+           "frame_id_problem", "type_words", "rejection_reason", "readable_rejections"]
 
 _TYPES = {
     bool: ParameterType.PARAMETER_BOOL,
@@ -55,6 +55,8 @@ class ParamSpec:
     choices: tuple[str, ...] | None = None
     #: element type of a list parameter ([] defaults cannot show it): float, str or int
     list_of: type | None = None
+    #: a string that names a TF frame (``header.frame_id``): checked by :func:`frame_id_problem`
+    frame_id: bool = False
 
     @property
     def type(self) -> int:
@@ -138,6 +140,8 @@ def check(spec: ParamSpec, value: Any) -> str | None:
     also guards values given at start-up (rclpy checks ranges only on later changes)."""
     if spec.choices is not None and value not in spec.choices:
         return f"{value!r} is not one of {list(spec.choices)}"
+    if spec.frame_id:
+        return frame_id_problem(value)
     vals: Sequence = value if isinstance(value, (list, tuple)) else [value]
     for v in vals:
         if isinstance(v, float) and not math.isfinite(v):
@@ -147,6 +151,21 @@ def check(spec: ParamSpec, value: Any) -> str | None:
                 return f"{v!r} is below the minimum {spec.min:g}"
             if spec.max is not None and v > spec.max:
                 return f"{v!r} is above the maximum {spec.max:g}"
+    return None
+
+
+def frame_id_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a TF frame id (None if it can): tf2 and RViz refuse an empty id
+    and one with a leading slash (a ROS 1 habit: RViz drops such markers with "frame_id should
+    not start with a /"); whitespace and other punctuation make ids no tool can type."""
+    if not isinstance(value, str) or not value:
+        return "an empty frame id (RViz cannot place the markers; e.g. 'world')"
+    if value.startswith("/"):
+        return (f"{value!r} starts with '/': tf2 frame ids have no leading slash "
+                f"(write {value.lstrip('/')!r})")
+    bad = sorted({c for c in value if not (c.isalnum() or c in "_/-.")})
+    if bad:
+        return f"{value!r} contains {''.join(bad)!r}: frame ids are letters, digits and _ / - ."
     return None
 
 

@@ -114,7 +114,7 @@ GLOBAL_SPECS = (
     ParamSpec("output_enabled", True, "publish commands; false: publish nothing (another "
               "controller has the device), inputs and diagnostics go on, the element is reset; "
               "true again: resume from rest (admittance: from the measured position)"),
-    ParamSpec("marker_frame", "world", "frame of the ~/markers arrows"),
+    ParamSpec("marker_frame", "world", "frame of the ~/markers arrows", frame_id=True),
     ParamSpec("marker_scale", 0.01, "arrow length per unit of friction force",
               unit="m/N", min=0.0),
     ParamSpec("marker_rate", 30.0, "~/markers publication rate", unit="Hz", min=0.1, max=100.0,

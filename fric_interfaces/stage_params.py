@@ -87,7 +87,8 @@ SPECS = (
               "0; 0 = run until shut down", unit="s", min=0.0, read_only=True),
     ParamSpec("command_timeout", 0.1, "a command older than this is dropped: zero motor force "
               "(lockstep: measured in stage time)", unit="s", min=1e-4, max=3600.0),
-    ParamSpec("marker_frame", "world", "frame of the ~/markers", read_only=True),
+    ParamSpec("marker_frame", "world", "frame of the ~/markers", read_only=True,
+              frame_id=True),
     ParamSpec("marker_rate", 20.0, "~/markers publication rate", unit="Hz", min=0.1, max=100.0,
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s", min=0.05,

@@ -75,7 +75,8 @@ SPECS = (
               unit="s", min=0.0, read_only=True),
     ParamSpec("command_timeout", 0.1, "a command older than this (simulated time) is dropped: "
               "zero actuator torque", unit="s", min=1e-4, max=3600.0),
-    ParamSpec("marker_frame", "world", "frame of the ~/markers", read_only=True),
+    ParamSpec("marker_frame", "world", "frame of the ~/markers", read_only=True,
+              frame_id=True),
     ParamSpec("marker_rate", 20.0, "~/markers rate", unit="Hz", min=0.1, max=100.0,
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.05, max=60.0,

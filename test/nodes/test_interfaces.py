@@ -208,3 +208,43 @@ def test_check():
     assert "below the minimum" in check(SPECS[1], -3.0)
     assert "not finite" in check(SPECS[1], math.inf)
     assert "not one of" in check(SPECS[2], "x")
+
+
+@pytest.mark.parametrize("frame, words", [
+    ("", "an empty frame id"),
+    ("/world", "starts with '/'"),
+    ("my world", "contains ' '"),
+    ("base:link", "contains ':'"),
+])
+def test_marker_frame_that_rviz_refuses_is_named_at_start_up_and_live(frame, words):
+    """A frame id tf2/RViz refuse (RViz drops markers with "" or "/world" without a word on the
+    node's side) is refused by name, at start-up for every marker-publishing node's spec and on a
+    live change of the renderer's (its only live one)."""
+    from fric_interfaces import renderer_params, stage_params, transmission_params
+    from fric_interfaces.parameters import frame_id_problem
+
+    for mod in (renderer_params, stage_params, transmission_params):
+        specs = {s.name: s for s in _specs_of(mod)}
+        spec = specs["marker_frame"]
+        assert check(spec, "world") is None and check(spec, "base_link/tool0") is None
+        assert words in check(spec, frame), (mod.__name__, check(spec, frame))
+    assert frame_id_problem("tool0") is None
+    rclpy.init()
+    try:
+        n = rclpy.create_node("frame_test", parameter_overrides=[
+            Parameter("marker_frame", value=frame)])
+        with pytest.raises(ValueError) as e:
+            declare(n, [s for s in _specs_of(renderer_params) if s.name == "marker_frame"])
+        assert str(e.value).startswith("marker_frame: ") and words in str(e.value)
+        n.destroy_node()
+    finally:
+        rclpy.shutdown()
+
+
+def _specs_of(mod):
+    """Every ParamSpec a params module defines (tuples of specs at module level)."""
+    out = []
+    for v in vars(mod).values():
+        if isinstance(v, (tuple, list)) and v and all(isinstance(s, ParamSpec) for s in v):
+            out += list(v)
+    return out
