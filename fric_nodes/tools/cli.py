@@ -7,6 +7,7 @@
     fric excite --urdf URDF --out DIR [options]     an excitation trajectory for that
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
+    fric lifecycle nodes|get|list|set [NODE [TR]]  a managed node's state (cli_lifecycle.py)
     fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
 
 (``call``, ``param`` and ``run``: :mod:`fric_nodes.tools.cli_ros`, for installs without ``ros2``.)
@@ -20,7 +21,7 @@ import argparse
 import os
 import sys
 
-from fric_nodes.tools import cli_ros, launch_runner
+from fric_nodes.tools import cli_lifecycle, cli_ros, launch_runner
 from fric_nodes.tools.user_errors import out_dir_problem
 
 
@@ -448,6 +449,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_identify(subparsers)
     _add_excite(subparsers)
     cli_ros.add_subcommands(subparsers)
+    cli_lifecycle.add_subcommand(subparsers)
     return parser
 
 

@@ -282,3 +282,30 @@ def test_launch_out_dir_is_a_file(tmp_path):
     assert rec == [f"[fric_recorder-1] fric_recorder: bad parameters: out_dir {f}: is an "
                    f"existing file, not a directory (give a directory; it is created if "
                    f"missing)"], rec
+
+
+def test_lifecycle_get_list_set_on_the_renderer(nodes):
+    """`fric lifecycle` (ros2 lifecycle for PyPI installs) drives the renderer's standard
+    lifecycle services: active → inactive → active, a transition that does not exist from the
+    current state refused in one line naming the available ones, and an unmanaged node named."""
+    r = _fric("lifecycle", "nodes")
+    assert r.returncode == 0 and "/friction_renderer" in r.stdout.split(), r.stdout + r.stderr
+    assert "/friction_identifier" not in r.stdout.split()
+    r = _fric("lifecycle", "get", "friction_renderer")
+    assert r.returncode == 0 and r.stdout.strip() == "active [3]", r.stdout + r.stderr
+    r = _fric("lifecycle", "list", "/friction_renderer")
+    assert r.returncode == 0 and "- deactivate [4]: active -> deactivating" in r.stdout, r.stdout
+    try:
+        r = _fric("lifecycle", "set", "/friction_renderer", "deactivate")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.strip() == "/friction_renderer: deactivate: now inactive [2]"
+        r = _fric("lifecycle", "set", "/friction_renderer", "deactivate")
+        assert r.returncode == 1
+        line = _one_line(r)
+        assert "is inactive [2]: no transition 'deactivate'" in line and "activate" in line, line
+    finally:
+        r = _fric("lifecycle", "set", "/friction_renderer", "activate")
+    assert r.returncode == 0 and r.stdout.strip().endswith("now active [3]"), r.stdout + r.stderr
+    r = _fric("lifecycle", "get", "/friction_identifier", "--wait", "1")
+    assert r.returncode == 1
+    assert "is running but is not a managed (lifecycle) node" in _one_line(r)
