@@ -189,7 +189,7 @@ def reduced(quick: bool, authors: str) -> None:
     n_calls, repeats = (500, 3) if quick else (5000, 15)
     tw1 = np.array([0.004, 0.002, 0.7])
     print("  one contact, µs/step (best block; a (3,) array twist): the compiled kernel, the"
-          " Python kernel\n  (the reference), the step before issue 17, all measured now; "
+          " Python kernel\n  (the reference), the step before issue 17, all measured now;\n  "
           + _kernel_note())
     print(f"  {'surface':>9} {'model':>15} {'compiled':>8} {'Python':>7} {'before':>7}"
           f" {'before/compiled':>15}")
