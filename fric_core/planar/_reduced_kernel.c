@@ -16,7 +16,8 @@
  *
  * kernel(twist): for a list or tuple of 3 floats or a float64 ndarray of shape (3,) with a
  * finite sum, one step and the wrench, (3,) (of shape (1, 3) for a (1, 3) array twist); None
- * for anything else (the caller's checked path).
+ * for anything else (the caller's checked path), and for a twist so large that the step
+ * overflows (state untouched; step3 raises ValueError for it).
  * kernel.step3(vx, vy, om): one step for three floats, the wrench.
  *
  * No numpy C API: the arrays are reached through the buffer protocol.
@@ -81,8 +82,9 @@ m_pow(double x, double g)
     return pow(x, g);
 }
 
-/* one step: the bristle state advanced in place, the wrench into k->o */
-static void
+/* one step: the bristle state advanced in place, the wrench into k->o; 0 (and nothing
+ * written) where the wrench or the state would not be finite (a twist beyond ~1e154) */
+static int
 kernel_step(Kernel *k, double vx, double vy, double om)
 {
     const double r = k->r, sigma0 = k->sigma0, mdt = k->mdt;
@@ -186,14 +188,20 @@ kernel_step(Kernel *k, double vx, double vy, double om)
     zx = e * zx - c * ux;
     zy = e * zy - c * uy;
     zt = e * zt - c * ut;
+    double kk = sigma0 - k->sigma1 * a, fn = k->fn, s1 = k->sigma1;
+    double fx = (kk * zx + s1 * ux + k->s2 * vx) * fn;
+    double fy = (kk * zy + s1 * uy + k->s2 * vy) * fn;
+    double ft = (kk * zt + s1 * ut + k->s2u * om) * fn;
+    if ((fx - fx) + (fy - fy) + (ft - ft) + (zx - zx) + (zy - zy) + (zt - zt) != 0.0)
+        return 0;
     z[0] = zx;
     z[1] = zy;
     z[2] = zt;
-    double kk = sigma0 - k->sigma1 * a, fn = k->fn, s1 = k->sigma1;
     double *o = k->o;
-    o[0] = (kk * zx + s1 * ux + k->s2 * vx) * fn;
-    o[1] = (kk * zy + s1 * uy + k->s2 * vy) * fn;
-    o[2] = (kk * zt + s1 * ut + k->s2u * om) * fn;
+    o[0] = fx;
+    o[1] = fy;
+    o[2] = ft;
+    return 1;
 }
 
 static PyObject *
@@ -242,7 +250,8 @@ kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
     }
     if (!isfinite(v0 + v1 + v2))
         Py_RETURN_NONE;
-    kernel_step(k, v0, v1, v2);
+    if (!kernel_step(k, v0, v1, v2))
+        Py_RETURN_NONE;                 /* overflow: step3 on the checked path raises */
     return PyObject_CallNoArgs(row ? k->copy13 : k->copy);
 }
 
@@ -259,7 +268,15 @@ kernel_step3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double v2 = PyFloat_AsDouble(args[2]);
     if ((v0 == -1.0 || v1 == -1.0 || v2 == -1.0) && PyErr_Occurred())
         return NULL;
-    kernel_step(k, v0, v1, v2);
+    if (!kernel_step(k, v0, v1, v2)) {
+        PyObject *t = Py_BuildValue("[ddd]", v0, v1, v2);
+        if (t != NULL) {
+            PyErr_Format(PyExc_ValueError, "twist: too large for the step (the wrench or the"
+                         " bristle state overflows), got %R", t);
+            Py_DECREF(t);
+        }
+        return NULL;
+    }
     return PyObject_CallNoArgs(k->copy);
 }
 

@@ -23,7 +23,9 @@ A kernel is called as ``kernel(twist)``: for a list or tuple of three floats or 
 of shape (3,) or (1, 3) with a finite sum it makes one step and returns the wrench, a fresh
 array of the twist's shape;
 for anything else it returns None and changes nothing (the model's checked path takes over,
-which calls ``kernel.step3(vx, vy, om)``).
+which calls ``kernel.step3(vx, vy, om)``). A finite twist so large that the step overflows
+(‖v_S‖ beyond ~1e154, far outside any physical contact) raises ValueError naming ``twist`` and
+leaves the state as it was (the compiled ``kernel(twist)`` returns None and ``step3`` raises).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import os
 import numpy as np
 
 _TINY = 1e-300
+_OVERFLOW = ("twist: too large for the step (the wrench or the bristle state overflows),"
+             " got [{!r}, {!r}, {!r}]")
 _F64 = np.dtype(np.float64)
 _SHAPE3 = (3,)
 _SHAPE13 = (1, 3)
@@ -231,13 +235,18 @@ def _py_kernel(model):
         zx = e * zx - c * ux
         zy = e * zy - c * uy
         zt = e * zt - c * ut
+        k = sigma0 - sigma1 * a
+        fx = (k * zx + sigma1 * ux + s2 * vx) * fn
+        fy = (k * zy + sigma1 * uy + s2 * vy) * fn
+        ft = (k * zt + sigma1 * ut + s2u * om) * fn
+        # x − x is 0 for a finite x, NaN otherwise: a twist beyond ~1e154 (‖v_S‖² overflows)
+        # is refused, the state kept
+        if (fx - fx) + (fy - fy) + (ft - ft) + (zx - zx) + (zy - zy) + (zt - zt) != 0.0:
+            raise ValueError(_OVERFLOW.format(vx, vy, om))
         zm[0] = zx
         zm[1] = zy
         zm[2] = zt
-        k = sigma0 - sigma1 * a
-        return array(((k * zx + sigma1 * ux + s2 * vx) * fn,
-                      (k * zy + sigma1 * uy + s2 * vy) * fn,
-                      (k * zt + sigma1 * ut + s2u * om) * fn))
+        return array((fx, fy, ft))
 
     isfinite = math.isfinite
     ndarray = np.ndarray

@@ -238,3 +238,26 @@ def test_no_compiled_environment_variable_forces_the_python_kernel():
     for _ in range(3):
         f = m.step([0.004, -0.002, 0.6])
     assert eval(out[2]) == f.tolist()
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_overflowing_twists_are_refused_with_the_state_kept(kernel):
+    """‖v_S‖² overflows beyond ~1.3e154: the step would return NaN and poison the bristle state
+    for good. Such (finite, unphysical) twists are refused with a ValueError naming ``twist``;
+    the state is unchanged and the next ordinary step is the reference step."""
+    if kernel == "compiled":
+        _need_compiled()
+    for ls in LS.values():
+        for ep in (False, True):
+            m = _model(ls, P.TABLE_I[1], kernel, elasto_plastic=ep)
+            ref = P.ReducedLuGre(ls, P.TABLE_I[1], elasto_plastic=ep)
+            tw = [0.004, -0.002, 0.6]
+            m.step(tw)
+            ref.step(tw)
+            z = m.state
+            for big in ([2e154, 0.0, 0.0], np.array([0.0, 0.0, 1e300]), (1e160, 1.0, 1.0),
+                        np.array([[1e155, -1e155, 1e155]]), [1.7e308, 0.0, 0.0]):
+                with pytest.raises(ValueError, match="twist: too large"):
+                    m.step(big)
+                assert np.array_equal(m.state, z)
+            assert np.array_equal(m.step(tw), ref._step_one(*tw))
