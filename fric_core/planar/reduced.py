@@ -33,7 +33,7 @@ import numpy as np
 from .._checks import param
 from .limit_surface import EllipsoidLimitSurface, LimitSurfaceTable, as_state, as_twists
 from .params import TABLE_I, PlanarFrictionParams
-from .reduced_fast import make_kernel
+from .reduced_fast import _OVERFLOW, make_kernel
 
 __all__ = ["ReducedLuGre"]
 
@@ -329,7 +329,7 @@ class ReducedLuGre:
                 vx, vy, om = (float(c) for c in np.ravel(twist))
             except (TypeError, ValueError):         # not numbers: as_twists names the field
                 vx, vy, om = self._twists(twist)[:, 0]
-            if not math.isfinite(vx + vy + om):
+            if not (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(om)):
                 raise ValueError(f"twist: must be finite, got {twist!r}")
             if kern is None:
                 kern = self._kern = make_kernel(self)
@@ -341,7 +341,11 @@ class ReducedLuGre:
         """The vectorised step (any number of contacts): the reference of the kernels."""
         tc = self._twists(twist)
         zc = self._zc
-        u, a = self._rates(tc, zc)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused just below, by name
+            u, a = self._rates(tc, zc)
+        if not math.isfinite(a.max()):               # ‖v_S‖² overflowed: refuse, state kept
+            k = int(np.argmax(~np.isfinite(a)))
+            raise ValueError(_OVERFLOW.format(*tc[:, k].tolist()) + f" (contact {k})")
         if self.elasto_plastic:                      # β = max(β(z_k), β(z_pred)), see _step_one
             a0 = self._a0
             beta = a / a0

@@ -197,3 +197,25 @@ def test_ellipsoid_model_steady_state_is_the_ellipsoid_24():
     np.testing.assert_allclose(f, expect, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(m.steady_state(tw), expect, rtol=1e-9, atol=1e-15)
     assert np.all(m.steady_state(np.zeros((4, 3))) == 0.0)      # undefined at rest: zero
+
+
+@pytest.mark.parametrize("elasto_plastic", [False, True])
+def test_a_twist_that_overflows_the_step_is_refused_by_name_and_the_state_kept(elasto_plastic):
+    """Finite but absurd twists (‖v_S‖² beyond the float range): the batched path and the
+    one-contact path refuse them naming ``twist`` instead of returning NaN and leaving NaN in the
+    bristle state; the next sane step goes on from the state before."""
+    prm = P.PlanarFrictionParams(sigma0=1e5, sigma1=20.0, sigma2=0.2, mu_c=1.0, mu_s=1.2,
+                                 gamma=2.0, v_s=1e-3, s_ba=0.9)
+    ls = P.LimitSurfaceTable.compute(P.square(11, 0.05), 10)
+    for n, bad in ((2, np.array([[0.1, -0.05, 1.0], [1e200, 0.0, 0.0]])),
+                   (1, np.array([1e308, 1e308, 0.0]))):
+        m = P.ReducedLuGre(ls, prm, dt=1e-4, n_contacts=n, elasto_plastic=elasto_plastic)
+        sane = np.tile([0.01, 0.0, 0.5], (n, 1)) if n > 1 else np.array([0.01, 0.0, 0.5])
+        for _ in range(20):
+            m.step(sane)
+        ref = m.state.copy()
+        with pytest.raises(ValueError, match=r"^twist: too large for the step"):
+            m.step(bad)
+        np.testing.assert_array_equal(m.state, ref)
+        f = m.step(sane)
+        assert np.all(np.isfinite(f)) and np.all(np.isfinite(m.state))
