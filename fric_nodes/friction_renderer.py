@@ -36,8 +36,8 @@ from std_msgs.msg import Float64MultiArray
 from visualization_msgs.msg import MarkerArray
 
 from fric_interfaces import names, qos
-from fric_interfaces.conversions import (Float64ArrayWriter, InputError, JointStateReader,
-                                         wrench_to_arrays)
+from fric_interfaces.cdr import Float64MultiArrayEncoder, JointStateDecoder
+from fric_interfaces.conversions import InputError, JointStateReader, wrench_to_arrays
 from fric_interfaces.parameters import check
 from fric_interfaces.planar_params import LIVE_KEYS as PLANAR_LIVE
 from fric_interfaces.planar_params import PLANAR_SPECS
@@ -104,7 +104,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         # hot-path state (preallocated)
         self._cmd = np.zeros(n)  # last published command (effort or position setpoint)
         self._buf = np.zeros(n)  # scratch
-        self._writer = Float64ArrayWriter()
+        self._writer = Float64MultiArrayEncoder(n)  # the command's CDR, doubles patched in
         self._new_bank = None  # accepted retune, swapped in before the next input
         self._staged = None  # validated parameter set between the on-set and post-set callbacks
         self._last_t = -1  # last accepted stamp [ns]
@@ -131,7 +131,8 @@ class FrictionRenderer(ManagedNode, FricNode):
             self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
                                               qos.CONTROL_PUB)
             js_sub = self.create_subscription(JointState, names.JOINT_STATES,
-                                              self._on_joint_state, qos.CONTROL_SUB)
+                                              self._raw(self._on_joint_state), qos.CONTROL_SUB,
+                                              raw=True)
         else:
             self._out = self.create_publisher(Float64MultiArray, names.POSITION_COMMANDS,
                                               qos.CONTROL_PUB)
@@ -139,7 +140,8 @@ class FrictionRenderer(ManagedNode, FricNode):
                 self._reader = JointStateReader(joints, ("position", "effort"))
                 self._input_topic = names.JOINT_STATES
                 js_sub = self.create_subscription(JointState, names.JOINT_STATES,
-                                                  self._on_effort_state, qos.CONTROL_SUB)
+                                                  self._raw(self._on_effort_state),
+                                                  qos.CONTROL_SUB, raw=True)
             else:
                 self._reader = JointStateReader(joints, ("position",))
                 self._axis = _AXES[values["wrench_axis"]]
@@ -147,8 +149,13 @@ class FrictionRenderer(ManagedNode, FricNode):
                 self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench,
                                          qos.CONTROL_SUB)
                 js_sub = self.create_subscription(JointState, names.JOINT_STATES,
-                                                  self._on_position, qos.CONTROL_SUB)
+                                                  self._raw(self._on_position, publish=False),
+                                                  qos.CONTROL_SUB, raw=True)
         self._state_topic = js_sub.topic_name  # resolved and remapped: its publishers counted
+        # joint_states arrive as CDR bytes (raw subscription); _read is the reader's read, in
+        # one struct call while the message layout repeats
+        self._decoder = JointStateDecoder(self._reader)
+        self._read = self._decoder.read
         # the plausibility checks' inputs (read in place: no allocation per message); the wrench
         # path checks its positions where it reads them (_on_position)
         self._plaus_pos = (self._reader.position if self._input_topic == names.JOINT_STATES
@@ -197,6 +204,23 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._watchdog_timer = self.create_timer(period, self._on_watchdog, clock=self._steady)
 
     # ------------------------------------------------------------------ hot path
+    def _raw(self, handler, publish: bool = True):
+        """The joint_states subscription's callback: the serialized message (``raw=True``)
+        decoded (:class:`~fric_interfaces.cdr.JointStateDecoder`: no Python JointState) and
+        handed to ``handler`` like a message. Bytes that are not a JointState are a rejected
+        input (``bad_message``), answered with the safe output as any other (``publish``: the
+        handler's rejections are)."""
+
+        def on_cdr(data: bytes) -> None:
+            try:
+                msg = self._decoder.decode(data)
+            except InputError as e:
+                self._reject(e.kind, "joint_states: {}", e, publish=publish)
+                return
+            handler(msg)
+
+        return on_cdr
+
     def _foreign(self, msg) -> bool:
         """A joint_states message with other joint names than the last accepted one (only
         looked at for messages rejected by their stamp: e.g. a gripper driver's)."""
@@ -276,22 +300,27 @@ class FrictionRenderer(ManagedNode, FricNode):
 
     def _on_joint_state(self, msg: JointState) -> None:
         """Impedance mode: one element step per joint_states message."""
-        if not self._admit(msg, self._reader.read, "joint_states") or not self._output:
+        if not self._admit(msg, self._read, "joint_states") or not self._output:
             return
-        f = self._bank.step(self._reader.velocity, self._reader.position)
+        # plain floats: numpy calls on a few joints cost more than the arithmetic here
+        out = [-f for f in self._bank.step(self._reader.velocity, self._reader.position).tolist()]
         cmd = self._cmd
         m = self._max_effort
-        np.negative(f, out=cmd)
-        if np.abs(cmd, out=self._buf).max() > m:
-            self._stats.sat += self._buf > m
+        if max(map(abs, out)) > m:  # saturated (rare): count per joint, clip
+            cmd[:] = out
+            self._stats.sat += np.abs(cmd, out=self._buf) > m
             self._stats.sat_total += 1
             np.clip(cmd, -m, m, out=cmd)
-        self._out.publish(self._writer.fill(cmd))
+            out = cmd.tolist()
+        else:
+            for i, f in enumerate(out):
+                cmd[i] = f
+        self._out.publish(self._writer.fill(out))
         self._housekeeping.after_output()
 
     def _on_effort_state(self, msg: JointState) -> None:
         """Admittance mode, joint_effort input: force and position from joint_states."""
-        if not self._admit(msg, self._reader.read, "joint_states") or not self._output:
+        if not self._admit(msg, self._read, "joint_states") or not self._output:
             return
         self._render_admittance(self._reader.effort, self._reader.position)
 
@@ -313,7 +342,7 @@ class FrictionRenderer(ManagedNode, FricNode):
     def _on_position(self, msg: JointState) -> None:
         """Admittance mode, wrench input: the measured position (to start the setpoint)."""
         try:
-            self._reader.read(msg)
+            self._read(msg)
         except InputError as e:
             self._reject(e.kind, "joint_states: {}", e, publish=False)
             return
