@@ -19,7 +19,7 @@ elements (aligned only when there is one). Padding bytes carry no value and are 
 Another representation (XCDR2, parameter lists) is handed to rclpy's ``deserialize_message``.
 
 Bytes that do not form a JointState (truncated, counts beyond the message, a name that is not
-UTF-8, a representation rclpy cannot read either) raise
+UTF-8, a representation rclpy cannot read either) raise :class:`MalformedCdr`, an
 :class:`~fric_interfaces.conversions.InputError` with field ``message`` (``kind``
 ``bad_message``) saying where they broke; nothing else is raised.
 """
@@ -34,7 +34,7 @@ import numpy as np
 
 from .conversions import InputError, JointStateReader
 
-__all__ = ["JointStateView", "JointStateDecoder", "Float64MultiArrayEncoder",
+__all__ = ["JointStateView", "JointStateDecoder", "MalformedCdr", "Float64MultiArrayEncoder",
            "SerializedFloat64MultiArray"]
 
 _LE, _BE = b"\x00\x01", b"\x00\x00"  # PLAIN_CDR representation identifiers (XCDR1)
@@ -95,8 +95,28 @@ class JointStateView:
     effort = property(lambda self: self._array(2))
 
 
-def _malformed(reason: str) -> InputError:
-    return InputError("message", f"malformed CDR JointState: {reason}")
+class MalformedCdr(InputError):
+    """Bytes that are not a JointState: an :class:`InputError` of field ``message`` (``kind``
+    ``bad_message``) whose text is formatted when read (a stream of malformed messages costs
+    no more than a stream of good ones)."""
+
+    kind = "bad_message"  # what InputError.kind says for field "message" and these texts
+
+    def __init__(self, template: str, *args):
+        Exception.__init__(self)
+        self.field = "message"
+        self._text = (template, args)
+
+    @property
+    def reason(self) -> str:
+        template, args = self._text
+        return "malformed CDR JointState: " + template.format(*args)
+
+    def __str__(self) -> str:
+        return f"message: {self.reason}"
+
+
+_malformed = MalformedCdr
 
 
 class _Layout:
@@ -183,7 +203,7 @@ class JointStateDecoder:
                 view.picked = lay.pick(t) if lay.pick is not None else None
                 return view
         if n < 16:  # header, stamp, the frame_id's length
-            raise _malformed(f"{n} bytes, shorter than the smallest JointState (16)")
+            raise _malformed("{} bytes, shorter than the smallest JointState (16)", n)
         rep = data[:2]
         if rep == _LE:
             le = True
@@ -206,8 +226,8 @@ class JointStateDecoder:
                 off += -(off - _HEADER) % 8
                 end = off + 8 * count
                 if end > n:
-                    raise _malformed(f"{field}: {count} doubles at byte {off} run past the "
-                                     f"end ({n} bytes)")
+                    raise _malformed("{}: {} doubles at byte {} run past the end ({} bytes)",
+                                     field, count, off, n)
                 seqs.append((count, off))
                 off = end
             else:
@@ -244,8 +264,8 @@ class JointStateDecoder:
         frame, off = _string(data, 12, u32, "header.frame_id")
         count, off = _count(data, off, u32, "name")
         if count * 4 > len(data) - off:  # every string takes at least its 4-byte length
-            raise _malformed(f"name: {count} strings cannot fit in the {len(data) - off} bytes "
-                             "left")
+            raise _malformed("name: {} strings cannot fit in the {} bytes left", count,
+                             len(data) - off)
         names = []
         for i in range(count):
             s, off = _string(data, off, u32, f"name[{i}]")
@@ -258,7 +278,8 @@ class JointStateDecoder:
 def _count(data: bytes, off: int, u32: struct.Struct, field: str) -> tuple[int, int]:
     off = _count_offset(off)
     if off + 4 > len(data):
-        raise _malformed(f"{field}: the message ends at byte {len(data)}, before its length")
+        raise _malformed("{}: the message ends at byte {}, before its length", field,
+                         len(data))
     return u32.unpack_from(data, off)[0], off + 4
 
 
@@ -266,13 +287,14 @@ def _string(data: bytes, off: int, u32: struct.Struct, field: str) -> tuple[str,
     length, off = _count(data, off, u32, field)
     end = off + length
     if end > len(data):
-        raise _malformed(f"{field}: a string of {length} bytes at byte {off} runs past the "
-                         f"end ({len(data)} bytes)")
+        raise _malformed("{}: a string of {} bytes at byte {} runs past the end ({} bytes)",
+                         field, length, off, len(data))
     raw = data[off:end - 1] if length and data[end - 1] == 0 else data[off:end]
     try:
         return raw.decode("utf-8"), end
     except UnicodeDecodeError as e:
-        raise _malformed(f"{field}: not UTF-8 ({e.reason} at byte {off + e.start})") from None
+        raise _malformed("{}: not UTF-8 ({} at byte {})", field, e.reason,
+                         off + e.start) from None
 
 
 def _fallback(data: bytes):
@@ -283,8 +305,8 @@ def _fallback(data: bytes):
     try:
         return deserialize_message(data, JointState)
     except Exception as e:  # noqa: BLE001 - whatever the rmw says: a rejected input, named
-        raise _malformed(f"representation {data[:2].hex()} not decoded here, and rclpy's "
-                         f"deserializer failed: {e}") from None
+        raise _malformed("representation {} not decoded here, and rclpy's deserializer "
+                         "failed: {}", data[:2].hex(), e) from None
 
 
 class SerializedFloat64MultiArray(bytes):
@@ -318,6 +340,8 @@ class Float64MultiArrayEncoder:
         self._pack = struct.Struct(f"<{n}d").pack_into if n else lambda *_: None
 
     def fill(self, values) -> SerializedFloat64MultiArray:
+        if isinstance(values, np.ndarray):
+            values = values.tolist()  # plain floats pack faster than numpy scalars
         if len(values) != self.n:
             self._prepare(len(values))
         self._pack(self._buf, 20, *values)

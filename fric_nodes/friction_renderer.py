@@ -399,14 +399,16 @@ class FrictionRenderer(ManagedNode, FricNode):
         Nothing while output_enabled is false."""
         if not self._output:
             return
+        cmd = self._cmd
+        out = cmd.tolist()
         if self._impedance:
             m = self._max_effort
-            cmd = self._cmd
-            if max(map(abs, cmd.tolist())) > m:  # only after max_effort was lowered
+            if max(map(abs, out)) > m:  # only after max_effort was lowered
                 np.clip(cmd, -m, m, out=cmd)
+                out = cmd.tolist()
         elif not self._rendering and not self._tripped:
             return  # no setpoint yet: no position to hold
-        self._out.publish(self._writer.fill(self._cmd))
+        self._out.publish(self._writer.fill(out))
 
     def _on_watchdog(self) -> None:
         if self._last_valid_mono is None:

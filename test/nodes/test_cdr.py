@@ -166,7 +166,8 @@ def _rejected(dec: JointStateDecoder, data: bytes) -> InputError | None:
         view = dec.decode(data)
     except InputError as e:
         assert e.field == "message" and e.kind == "bad_message"
-        assert "malformed CDR JointState" in str(e)
+        assert "malformed CDR JointState" in str(e) and str(e) == f"message: {e.reason}"
+        assert InputError(e.field, e.reason).kind == e.kind  # as the reader's errors say it
         return e
     if dec.reader is not None:
         try:
