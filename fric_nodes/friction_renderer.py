@@ -10,8 +10,10 @@ Kikuuwe et al. 2006, Sec. IV-D and V). The specification: docs/friction_renderer
   Elasto-Plastic contact on three joints (:mod:`fric_interfaces.planar_params`).
 
 One element step per accepted message; bad, stale or implausible inputs are rejected and
-answered with the safe output; a watchdog zeroes the effort (or holds the setpoint); a live retune
-swaps in a new element at rest; ``output_enabled`` false publishes nothing (the hand-over).
+answered with the safe output (joint_states is read as CDR bytes, :mod:`fric_interfaces.cdr`:
+bytes that are not a JointState are a rejected input too, ``bad_message``); a watchdog
+zeroes the effort (or holds the setpoint); a live retune swaps in a new element at rest;
+``output_enabled`` false publishes nothing (the hand-over).
 
 A managed (lifecycle) node (:mod:`fric_nodes._lifecycle`; ``autostart`` true by default):
 configure builds the element from the current parameters; activate renders from rest;
