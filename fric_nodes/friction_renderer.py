@@ -23,7 +23,6 @@ cleanup resets the element and the input bookkeeping; shutdown ends the process.
 
 from __future__ import annotations
 
-import inspect
 import sys
 import time
 
@@ -67,21 +66,6 @@ _STAMP_NOT_AFTER = ("{}: header stamp {} ns is not after the last accepted {} ns
                     "duplicate or clock going backwards)")
 _IMPLAUSIBLE = ("{}: {} {:.6g} of joint {!r} is beyond {} {:g} (an implausible sample; it never "
                 "reaches the element)")
-
-
-_NO_PARAMETERS = inspect.Signature()
-
-
-def _no_args(fn):
-    """``fn`` as a timer callback whose signature is known: rclpy's EventsExecutor calls
-    ``inspect.signature`` on the callback at every tick (does it take a TimerInfo?), measured
-    ~70 us of CPU per tick in the 1 kHz renderer process; a ``__signature__`` makes it a
-    lookup."""
-    def on_timer() -> None:
-        fn()
-
-    on_timer.__signature__ = _NO_PARAMETERS
-    return on_timer
 
 
 class FrictionRenderer(ManagedNode, FricNode):
@@ -192,10 +176,10 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._make_watchdog_timer()
         self._housekeeping = Housekeeping()  # markers/diagnostics run after an output
         self.create_timer(1.0 / values["marker_rate"],
-                          _no_args(self._housekeeping.timer(self._on_markers)),
+                          self._housekeeping.timer(self._on_markers),
                           clock=self._steady)
         self.create_timer(values["diagnostics_period"],
-                          _no_args(self._housekeeping.timer(self.publish_diagnostics)),
+                          self._housekeeping.timer(self.publish_diagnostics),
                           clock=self._steady)
 
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -221,7 +205,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         if self._watchdog_timer is not None:
             self.destroy_timer(self._watchdog_timer)
         period = min(max(self._timeout_ns * 1e-9 / 4.0, 0.001), 0.05)
-        self._watchdog_timer = self.create_timer(period, _no_args(self._on_watchdog),
+        self._watchdog_timer = self.create_timer(period, self._on_watchdog,
                                                  clock=self._steady)
 
     # ------------------------------------------------------------------ hot path

@@ -60,7 +60,7 @@ from fric_interfaces import names
 from fric_interfaces.parameters import ParamSpec
 
 from .tools import run_report
-from ._node_util import declare_params, init_ros, stop_signals
+from ._node_util import declare_params, init_ros, known_signature, stop_signals
 from .tools.user_errors import make_out_dir
 
 __all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
@@ -179,7 +179,7 @@ class Recorder(Node):
                                                        raw=True)
                 self._queues.append((i, sub.handle, typ))
         self._batch: list[tuple[int, int, bytes]] = []
-        self.create_timer(float(p["drain_period"]), self.drain)
+        self.create_timer(float(p["drain_period"]), known_signature(self.drain))
         self.get_logger().info(
             f"recording joint {p['joint_name']!r} from {', '.join(self.topics.values())}"
             + (f" for {p['duration']:g} s" if p["duration"] > 0 else " until shutdown")

@@ -89,3 +89,37 @@ def test_rejected_change_names_the_parameter_and_the_reason():
     assert rejected_change(specs, live, p("joint", "k")) == "joint: read-only"
     reason = rejected_change(specs, live, p("gain", -1.0))
     assert reason is not None and reason.startswith("gain: ")
+
+
+def test_known_signature_keeps_the_callback_and_its_signature():
+    """Timer callbacks get a precomputed ``__signature__`` (rclpy inspects it every tick): the
+    wrapped callback is called the same way, a ``TimerInfo`` parameter is still visible to
+    rclpy's check, and one that already has a signature is returned as it is."""
+    import inspect
+
+    from rclpy.timer import TimerInfo
+
+    from fric_nodes._node_util import known_signature
+
+    calls = []
+
+    class Owner:
+        def tick(self):
+            calls.append("tick")
+            return 7
+
+        def with_info(self, info: TimerInfo):
+            calls.append(info)
+
+    o = Owner()
+    cb = known_signature(o.tick)
+    assert cb() == 7 and calls == ["tick"]
+    assert inspect.signature(cb) == inspect.signature(o.tick)
+    assert "__signature__" in cb.__dict__
+    assert known_signature(cb) is cb and known_signature(None) is None
+    cb2 = known_signature(o.with_info)
+    # the callback's own parameter, annotation and all (rclpy compares it with TimerInfo)
+    assert inspect.signature(cb2) == inspect.signature(o.with_info)
+    assert list(inspect.signature(cb2).parameters) == ["info"]
+    cb2(info="x")
+    assert calls[-1] == "x"
