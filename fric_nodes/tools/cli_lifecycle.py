@@ -16,6 +16,7 @@ not found, 2 bad arguments, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import time
 
 from .cli_ros import _absolute, _Fail, _run, _Session, _waits, _where
 
@@ -30,12 +31,26 @@ def _managed_nodes(session: _Session) -> list[str]:
 
 
 def _find_managed(session: _Session, node: str, wait: float) -> None:
-    """Wait until ``node`` offers its lifecycle services; _Fail naming what was seen."""
-    want = f"{node}/get_state"
-    if session.wait_for(lambda: _GET_STATE in session.services().get(want, ()), wait):
+    """Wait until ``node`` offers its lifecycle services; _Fail naming what was seen. A node
+    whose parameter services are discovered without a ``get_state`` beside them for a further
+    second is not a managed node (its services arrive together, within discovery's jitter)."""
+    want, params = f"{node}/get_state", f"{node}/get_parameters"
+    since: list[float] = []
+
+    def settled() -> bool:
+        services = session.services()
+        if _GET_STATE in services.get(want, ()):
+            return True
+        if params in services:
+            since.append(time.monotonic())
+            return since[-1] - since[0] >= 1.0
+        return False
+
+    session.wait_for(settled, wait)
+    if _GET_STATE in session.services().get(want, ()):
         return
     seen = session.nodes()
-    if node in seen:
+    if node in seen or params in session.services():
         raise _Fail(f"node {node} is running but is not a managed (lifecycle) node; managed "
                     f"nodes: {', '.join(_managed_nodes(session)) or 'none'}")
     raise _Fail(f"node {node} not found within {wait:g} s ({_where()}); nodes seen: "

@@ -429,7 +429,7 @@ def test_ros2_topic_hz_measures_the_stage_rate(tools, live):
 
 
 def _ask(tools: Tools, command: str, verb: str, *args: str,
-         tries: int = 3) -> subprocess.CompletedProcess:
+         tries: int = 5) -> subprocess.CompletedProcess:
     """``ros2 COMMAND VERB --no-daemon ARGS`` (param, lifecycle), tried again (at most ``tries``
     times) while the node is not discovered within the 1 s spin ("Node not found" on a loaded
     machine); a longer spin costs twice its length on every call."""

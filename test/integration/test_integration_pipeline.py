@@ -244,7 +244,11 @@ def test_sim_lockstep_push_below_above_release(runs, mode):
     assert published == 15001 + k0 and timeouts == k0, (k0, published, timeouts)
     assert k0 <= 5, k0  # 5 lockstep timeouts of 2 s: discovery far slower than ever seen
     assert s["non_increasing_stamps"] == 0
-    assert s["states"] + s["lost_states"] <= published and s["lost_states"] <= 0.02 * 15001, s
+    # The recorder's share: 0 lost on an idle 2-core machine; with other jobs on both cores
+    # (CI's neighbours, a second test run) its DDS receive thread, starved while stage and
+    # renderer race through ~3 states per ms, has lost 2-4 % (Fast DDS's shared-memory port
+    # holds ~0.1 s of this traffic). 5 %: the summary's analysis needs each hold mostly present.
+    assert s["states"] + s["lost_states"] <= published and s["lost_states"] <= 0.05 * 15001, s
     assert s["dt"] == pytest.approx(1e-3, rel=1e-6)
     _check_run(s, data, mode, exact=True)
     if mode == "impedance":

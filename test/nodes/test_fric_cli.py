@@ -306,6 +306,6 @@ def test_lifecycle_get_list_set_on_the_renderer(nodes):
     finally:
         r = _fric("lifecycle", "set", "/friction_renderer", "activate")
     assert r.returncode == 0 and r.stdout.strip().endswith("now active [3]"), r.stdout + r.stderr
-    r = _fric("lifecycle", "get", "/friction_identifier", "--wait", "1")
+    r = _fric("lifecycle", "get", "/friction_identifier", "--wait", "10")
     assert r.returncode == 1
     assert "is running but is not a managed (lifecycle) node" in _one_line(r)
