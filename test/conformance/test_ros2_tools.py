@@ -433,8 +433,10 @@ def _ask(tools: Tools, command: str, verb: str, *args: str,
     """``ros2 COMMAND VERB --no-daemon ARGS`` (param, lifecycle), tried again (at most ``tries``
     times) while the node is not discovered within the 1 s spin ("Node not found" on a loaded
     machine); a longer spin costs twice its length on every call."""
-    for _ in range(tries):
-        r = tools.run(command, verb, "--no-daemon", "--spin-time", "1", *args)
+    for k in range(tries):
+        # 1 s, then 2 s, 3 s, ...: discovery that is merely slow gets longer spins, the usual
+        # case stays at 1 s (in CI a node was missed by five 1 s spins in a row)
+        r = tools.run(command, verb, "--no-daemon", "--spin-time", str(1 + k), *args)
         if "Node not found" not in r.stdout:
             break
     return r
