@@ -400,7 +400,10 @@ def test_killing_the_stage_makes_the_renderer_safe_and_restarting_resumes(domain
         assert spin_until(lambda: any(e == 0.0 for _, e in rx[n_kill:]), 5.0), rx[-5:]
         i0 = next(i for i in range(n_kill, len(rx)) if rx[i][1] == 0.0)
         t_safe = rx[i0][0] - t_kill
-        spin_until(lambda: False, 1.0)
+        # every watchdog tick (50 ms) again: >= 10 within 3 s. Not within 1 s: after a SIGKILLed
+        # shared-memory peer, Fast DDS's port health check can hold a writer's publish for up to
+        # ~1 s (eProsima/Fast-DDS#6535, #5469); seen once in CI (2 zeros in the first second)
+        spin_until(lambda: len(rx) - i0 >= 10, 3.0)
         after = [e for _, e in rx[i0:]]
         assert len(after) >= 10 and all(e == 0.0 for e in after), after[:20]
         assert all(e < -0.5 for _, e in rx[n_kill - 10:n_kill])  # it was holding until then
