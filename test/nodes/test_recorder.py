@@ -58,7 +58,9 @@ def test_recorder_process_writes_a_readable_bag(tmp_path):
     rclpy.init(context=ctx)
     node = rclpy.create_node("recorder_test_pub", context=ctx)
     try:
-        qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        # a deep writer history: a reader starved for a few ms (a loaded 2-core machine) gets
+        # the samples repaired instead of overwritten (depth 10 lost 12 % once in CI at 10 kHz)
+        qos = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
         js_pub = node.create_publisher(JointState, "joint_states", qos)
         eff_pub = node.create_publisher(Float64MultiArray, "effort_controller/commands", qos)
         end = time.monotonic() + 30.0
