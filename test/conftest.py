@@ -52,3 +52,48 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.ros)
         if part == "integration":
             item.add_marker(pytest.mark.slow)
+
+
+# --- one retry for the tests that run ROS processes against the wall clock -------------------
+# The tests of nodes/, integration/ and conformance/ start DDS participants and processes whose
+# pass criteria involve scheduling (a 1 kHz loop keeping up, discovery within a deadline, a
+# watchdog zero within 0.5 s) on a 2-core machine shared with everything else CI runs. As ROS 2's
+# own CI does (`colcon test --retest-until-pass 2`), a failed test of those folders is run once
+# more: a real defect fails both times, a starved scheduler rarely twice. The first failure is not
+# hidden: its tail is printed in the summary ("retried after a failure"), so the next session
+# sees every flake. FRIC_TEST_RETRIES=0 turns it off. Physics (core/) is deterministic: no retry.
+_RETRIES = int(os.environ.get("FRIC_TEST_RETRIES", "1"))
+_RETRIED: list[tuple[str, str]] = []
+
+
+def pytest_runtest_protocol(item, nextitem):
+    if _RETRIES <= 0 or item.get_closest_marker("ros") is None:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for attempt in range(_RETRIES + 1):
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        # only a failure of the test itself (not of its set-up or tear-down) is retried
+        failed_call = [r for r in reports if r.when == "call" and r.failed]
+        if (not failed_call or attempt == _RETRIES
+                or any(r.failed for r in reports if r.when != "call")):
+            break
+        _RETRIED.append((item.nodeid, failed_call[0].longreprtext[-1500:]))
+        stack = item.session._setupstate.stack
+        if item in stack:  # torn down already; a leftover entry would refuse the new set-up
+            del stack[item]
+    for r in reports:
+        item.ihook.pytest_runtest_logreport(report=r)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _RETRIED:
+        return
+    tr = terminalreporter
+    tr.section(f"retried after a failure: {len(_RETRIED)} (the first attempt's failure below)")
+    for nodeid, text in _RETRIED:
+        tr.write_line(f"--- {nodeid}")
+        tr.write_line(text)

@@ -199,6 +199,16 @@ class ReducedLuGre:
         np.maximum(a, _TINY, out=a)
         return u, a
 
+    def _finite_rates(self, tc: np.ndarray, zc: np.ndarray):
+        """``_rates``, refusing twists whose ‖v_S‖² overflows (‖v_S‖ ≳ 1e154) with a
+        ValueError naming ``twist`` and the contact, before anything is changed."""
+        with np.errstate(over="ignore", invalid="ignore"):  # refused just below, by name
+            u, a = self._rates(tc, zc)
+        if not math.isfinite(a.max()):
+            k = int(np.argmax(~np.isfinite(a)))
+            raise ValueError(_OVERFLOW.format(*tc[:, k].tolist()) + f" (contact {k})")
+        return u, a
+
     def _beta_pre(self, h, n, g) -> tuple:
         """What β of (34) takes from the twist alone (shared by β(z_k) and β(z_predicted)):
         ‖h‖, z_ba = s_ba z_max, z_max − z_ba, where that is > 0, where ‖v_S‖ > 0."""
@@ -341,11 +351,7 @@ class ReducedLuGre:
         """The vectorised step (any number of contacts): the reference of the kernels."""
         tc = self._twists(twist)
         zc = self._zc
-        with np.errstate(over="ignore", invalid="ignore"):  # refused just below, by name
-            u, a = self._rates(tc, zc)
-        if not math.isfinite(a.max()):               # ‖v_S‖² overflowed: refuse, state kept
-            k = int(np.argmax(~np.isfinite(a)))
-            raise ValueError(_OVERFLOW.format(*tc[:, k].tolist()) + f" (contact {k})")
+        u, a = self._finite_rates(tc, zc)
         if self.elasto_plastic:                      # β = max(β(z_k), β(z_pred)), see _step_one
             a0 = self._a0
             beta = a / a0
@@ -373,14 +379,14 @@ class ReducedLuGre:
         ((m, 3) flattened) and the twists at the CoP."""
         tc = self._twists(twist)
         zc = self._state_of(state)
-        u, a = self._rates(tc, zc)
+        u, a = self._finite_rates(tc, zc)
         return (u - a * zc).T.ravel()
 
     def wrench(self, state, twist) -> np.ndarray:
         """Wrench (28) at the CoP for a flat ``state`` and twists ((3,) for a (3,) twist)."""
         tc = self._twists(twist)
         zc = self._state_of(state)
-        u, a = self._rates(tc, zc)
+        u, a = self._finite_rates(tc, zc)
         f = self._wrench(tc, zc, u, a)
         return f[0].copy() if np.ndim(twist) == 1 else f
 
@@ -391,7 +397,7 @@ class ReducedLuGre:
         zc = np.zeros_like(tc)
         el, self.elasto_plastic = self.elasto_plastic, False
         try:
-            u, a = self._rates(tc, zc)
+            u, a = self._finite_rates(tc, zc)
         finally:
             self.elasto_plastic = el
         p = self.params

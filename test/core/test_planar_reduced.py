@@ -219,3 +219,9 @@ def test_a_twist_that_overflows_the_step_is_refused_by_name_and_the_state_kept(e
         np.testing.assert_array_equal(m.state, ref)
         f = m.step(sane)
         assert np.all(np.isfinite(f)) and np.all(np.isfinite(m.state))
+        # the ODE entry points (an outside integrator) refuse them by name too, never NaN
+        for call in (lambda: m.derivative(ref, bad), lambda: m.wrench(ref, bad),
+                     lambda: m.steady_state(bad)):
+            with pytest.raises(ValueError, match=r"^twist: too large") as err:
+                call()
+            assert "(contact" in str(err.value)
