@@ -21,6 +21,7 @@ them); rclpy is imported by :func:`declare` and :func:`readable_rejections`, whi
 
 from __future__ import annotations
 
+import array
 import difflib
 import functools
 import math
@@ -57,6 +58,8 @@ class ParamSpec:
     list_of: type | None = None
     #: a string that names a TF frame (``header.frame_id``): checked by :func:`frame_id_problem`
     frame_id: bool = False
+    #: the number of elements a list parameter must have (None: any)
+    length: int | None = None
 
     @property
     def type(self) -> int:
@@ -142,7 +145,9 @@ def check(spec: ParamSpec, value: Any) -> str | None:
         return f"{value!r} is not one of {list(spec.choices)}"
     if spec.frame_id:
         return frame_id_problem(value)
-    vals: Sequence = value if isinstance(value, (list, tuple)) else [value]
+    if spec.length is not None and len(value) != spec.length:
+        return f"has {len(value)} elements, needs {spec.length}"
+    vals: Sequence = (value if isinstance(value, (list, tuple, array.array)) else [value])
     for v in vals:
         if isinstance(v, float) and not math.isfinite(v):
             return f"{v!r} is not finite"

@@ -11,7 +11,7 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     lockstep_wait      double  lockstep: wait this long at start for a controller [s] (read-only)
     duration           double  stage time after which the node exits 0; 0 = forever [s] (read-only)
     command_timeout    double  no valid command this long -> zero force [s]
-    marker_frame, marker_rate, diagnostics_period           display
+    marker_frame, marker_rate, marker_offset, diagnostics_period    display
     publish_accelerometer  bool  publish the accelerometer on ``accelerometer`` (read-only)
     hand_start     string  immediately | first_command: the hand script (sim) and the
                            duration count start at the first valid command (read-only)
@@ -91,6 +91,9 @@ SPECS = (
               frame_id=True),
     ParamSpec("marker_rate", 20.0, "~/markers publication rate", unit="Hz", min=0.1, max=100.0,
               read_only=True),
+    ParamSpec("marker_offset", [0.0, 0.0, 0.0], "[x, y, z] where the stage is drawn in "
+              "marker_frame (added to every marker): two stages side by side in one RViz view",
+              unit="m", min=-100.0, max=100.0, read_only=True, length=3),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics publication period", unit="s", min=0.05,
               max=60.0, read_only=True),
     ParamSpec("publish_accelerometer", True, "publish the accelerometer every cycle on "

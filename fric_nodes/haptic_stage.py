@@ -162,7 +162,8 @@ class HapticStage(ManagedNode, FricNode):
         self._markers = StageMarkers(self._x_min, self._x_max,
                                      hand.location if hand is not None else None,
                                      self._sim_backend and self._sim.has_tool,
-                                     period=1.0 / values["marker_rate"])
+                                     period=1.0 / values["marker_rate"],
+                                     offset=values["marker_offset"])
         # markers/diagnostics run in the slack after a command arrived (see Housekeeping)
         self._housekeeping = Housekeeping()
         self.create_timer(1.0 / values["marker_rate"],

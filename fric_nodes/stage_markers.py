@@ -39,11 +39,16 @@ class StageMarkers:
         The publication period [s] (1 / ``marker_rate``): the markers live
         ``fric_interfaces.rviz_check.marker_lifetime(period)``, so they do not blink out between
         two arrays at a low rate.
+    offset
+        (x, y, z) [m] where the stage's origin is drawn in the marker frame (``marker_offset``):
+        two stages in one RViz view side by side.
     """
 
     def __init__(self, x_min: float, x_max: float, hand_location: str | None, tool: bool,
-                 period: float = 0.05):
+                 period: float = 0.05, offset=(0.0, 0.0, 0.0)):
         self.hand_location = hand_location
+        ox, oy, oz = (float(c) for c in offset)
+        self._ox = ox
         self.tool = tool
         sec, nanosec = marker_lifetime(period)
         life = Duration(sec=sec, nanosec=nanosec)
@@ -60,6 +65,12 @@ class StageMarkers:
         self._text = _marker("label", Marker.TEXT_VIEW_FACING, (1.0, 1.0, 1.0, 1.0),
                              (0.0, 0.0, 0.008), life)
         self._text.pose.position.z = 0.03
+        # the offset: the poses' y and z here; x in update (the arrow's and the limits' points
+        # are relative to their poses)
+        for m in (self._carriage, self._block, self._arrow, limits, self._text):
+            m.pose.position.y += oy
+            m.pose.position.z += oz
+        limits.pose.position.x = ox
         self.array = MarkerArray()
         self.array.markers = [self._carriage, self._arrow, limits, self._text]
         if tool:
@@ -72,8 +83,9 @@ class StageMarkers:
             m.header.stamp = stamp
         x = float(last.position)
         lc = -float(last.force)  # force of the object/operator on the stage
-        self._carriage.pose.position.x = x
+        self._carriage.pose.position.x = x + self._ox
         a = self._arrow
+        a.pose.position.x = self._ox
         if self.hand_location is not None:
             # the hand's force, drawn where it pushes (carriage, or the tool side)
             h = float(last.hand_force)
@@ -86,6 +98,6 @@ class StageMarkers:
             a.ns = "load_cell_force"
             label = f"load cell {lc:+.2f} N"
         if self.tool:
-            self._block.pose.position.x = float(last.tool_position) + 0.02
-        self._text.pose.position.x = x
+            self._block.pose.position.x = float(last.tool_position) + 0.02 + self._ox
+        self._text.pose.position.x = x + self._ox
         self._text.text = f"{joint}: x {x * 1e3:+.2f} mm, v {last.velocity:+.3f} m/s, {label}"

@@ -76,6 +76,7 @@ __all__ = ["TransmissionSim", "main"]
 _BATCH = 50  # as_fast_as_possible: steps per callback
 _MAX_LAG_S = 0.05  # realtime: further behind than this, skip ahead instead of catching up
 _FORCE_SCALE = 0.02  # marker arrow length per newton [m/N]
+_MIN_ARROW = 1e-3    # a shorter force arrow (< 0.05 N) is not drawn [m]
 
 
 class TransmissionSim(FricNode):
@@ -269,9 +270,13 @@ class TransmissionSim(FricNode):
         life = Duration(sec=sec, nanosec=nsec)
         out = MarkerArray()
         p, _ = dyn.ee_pose(q)
-        arrow = Marker(type=Marker.ARROW, action=Marker.ADD, ns="ee_force", id=0, lifetime=life)
-        arrow.header.frame_id, arrow.header.stamp = frame, stamp
         f = np.zeros(3) if self._wrench is None else self._wrench[:3]
+        # no force on the end effector (no /wrench, or a zero one): the arrow is deleted rather
+        # than drawn with zero length (RViz draws a stray head for a degenerate arrow)
+        drawn = _FORCE_SCALE * float(np.linalg.norm(f)) >= _MIN_ARROW
+        arrow = Marker(type=Marker.ARROW, action=Marker.ADD if drawn else Marker.DELETE,
+                       ns="ee_force", id=0, lifetime=life)
+        arrow.header.frame_id, arrow.header.stamp = frame, stamp
         arrow.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])),
                         Point(x=float(p[0] + _FORCE_SCALE * f[0]),
                               y=float(p[1] + _FORCE_SCALE * f[1]),

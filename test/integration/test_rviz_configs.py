@@ -242,6 +242,29 @@ def test_stage_markers_are_valid_in_every_configuration(hand, tool):
         assert marker_array_problems(mk.array.markers, {"world"}) == []
 
 
+@pytest.mark.parametrize("hand,tool", [("tool", True), (None, False)])
+def test_stage_markers_with_an_offset_are_the_same_markers_moved(hand, tool):
+    """``marker_offset`` (two stages side by side in one view, identify_and_render): every
+    marker's pose moves by the offset, its shape (scale, points relative to the pose) stays."""
+    from builtin_interfaces.msg import Time
+
+    from fric_nodes.stage_markers import StageMarkers
+
+    off = (0.25, 0.1, -0.02)
+    a = StageMarkers(-0.016, 0.016, hand, tool)
+    b = StageMarkers(-0.016, 0.016, hand, tool, offset=off)
+    reading = _Reading(0.012, -0.3, 4.1, 5.3, 0.013)
+    for mk in (a, b):
+        mk.update(Time(sec=3), "world", "stage_joint", reading)
+    assert marker_array_problems(b.array.markers, {"world"}) == []
+    assert len(a.array.markers) == len(b.array.markers)
+    for ma, mb in zip(a.array.markers, b.array.markers):
+        pa, pb = ma.pose.position, mb.pose.position
+        assert (pb.x - pa.x, pb.y - pa.y, pb.z - pa.z) == pytest.approx(off, abs=1e-15), ma.ns
+        assert [(p.x, p.y, p.z) for p in ma.points] == [(p.x, p.y, p.z) for p in mb.points]
+        assert (ma.scale.x, ma.scale.y, ma.scale.z) == (mb.scale.x, mb.scale.y, mb.scale.z)
+
+
 @pytest.mark.parametrize("planar", [False, True])
 def test_renderer_markers_are_valid_stuck_and_slipping(planar):
     from builtin_interfaces.msg import Time

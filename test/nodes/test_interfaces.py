@@ -241,6 +241,31 @@ def test_marker_frame_that_rviz_refuses_is_named_at_start_up_and_live(frame, wor
         rclpy.shutdown()
 
 
+@pytest.mark.parametrize("value, words", [
+    ([0.0, 0.1], "has 2 elements, needs 3"),
+    ([0.0, 0.1, 0.0, 0.0], "has 4 elements, needs 3"),
+    ([0.0, 1e9, 0.0], "above the maximum"),
+    ([0.0, math.nan, 0.0], "not finite"),
+])
+def test_list_parameter_of_fixed_length_is_refused_by_name(value, words):
+    """``marker_offset`` (the stage's [x, y, z]): a wrong length or a bad element is named at
+    start-up, from a YAML or -p override, where rclpy gives an ``array.array``."""
+    from fric_interfaces import stage_params
+
+    spec = {s.name: s for s in _specs_of(stage_params)}["marker_offset"]
+    assert check(spec, [0.0, 0.1, 0.0]) is None
+    rclpy.init()
+    try:
+        n = rclpy.create_node("offset_test", parameter_overrides=[
+            Parameter("marker_offset", value=value)])
+        with pytest.raises(ValueError) as e:
+            declare(n, [spec])
+        assert str(e.value).startswith("marker_offset: ") and words in str(e.value), str(e.value)
+        n.destroy_node()
+    finally:
+        rclpy.shutdown()
+
+
 def _specs_of(mod):
     """Every ParamSpec a params module defines (tuples of specs at module level)."""
     out = []

@@ -13,6 +13,7 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
 from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
+from visualization_msgs.msg import Marker
 
 from fric_nodes.transmission_sim import TransmissionSim
 
@@ -300,6 +301,11 @@ def test_markers_draw_the_arm_and_colour_stuck_joints(make):
     assert ms[("joint_stuck", 0)].color.r > 0.5  # self-locking joint1 held: red
     assert ms[("joint_stuck", 1)].color.g > 0.5  # joint2 yields: green
     assert ms[("ee_force", 0)].points[1].y > ms[("ee_force", 0)].points[0].y  # arrow along +y
+    assert ms[("ee_force", 0)].action == Marker.ADD
+    node._on_wrench(_wrench(fy=0.0))  # no force: the arrow is deleted, not a zero-length one
+    _run(node, 5)
+    ms = {(m.ns, m.id): m for m in node.markers().markers}
+    assert ms[("ee_force", 0)].action == Marker.DELETE
 
 
 def test_arm_rviz_config_shows_the_sim_markers_in_its_marker_frame():
