@@ -81,6 +81,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ._checks import real_array
 from .arm_identification.joint_friction import JointFriction
 
 __all__ = ["FrictionCompensator", "SignCompensator", "default_stiffness", "sign_changes"]
@@ -319,10 +320,7 @@ class FrictionCompensator:
     # ------------------------------------------------------------------ hot path
     def _check(self, name: str, x) -> np.ndarray:
         if not (isinstance(x, np.ndarray) and x.shape == (self.n,) and x.dtype == float):
-            try:
-                x = np.asarray(x, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}: expected {self.n} numbers, got {x!r}") from None
+            x = real_array(x, name, f"{self.n} numbers")
             if x.shape != (self.n,):
                 raise ValueError(f"{name}: expected shape ({self.n},), got {x.shape}")
         if not np.isfinite(x, out=self._fin).all():

@@ -42,6 +42,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._checks import real_array
 from .identification import FrictionFit, central_difference, fit_friction
 
 __all__ = ["Recording", "read_csv", "write_csv", "read_bag", "CSV_COLUMNS", "MIN_ROWS",
@@ -82,10 +83,7 @@ GAP_SETTLE_SAMPLES = 10
 
 
 def _vector(name: str, values) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: not numbers") from None
+    arr = real_array(values, name, "numbers")
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
     bad = ~np.isfinite(arr)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._checks import param
+from .._checks import param, real_array
 from ._vec import quat_matrix
 from .components import Admittance
 
@@ -19,10 +19,7 @@ __all__ = ["PointMass", "RigidBody"]
 
 def _vector(name: str, value, n: int) -> np.ndarray:
     """``value`` as a finite float array of shape (n,); ``ValueError`` naming ``name``."""
-    try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a finite {n}-vector, got {value!r}") from None
+    a = real_array(value, name, f"a finite {n}-vector")
     if a.shape != (n,) or not np.all(np.isfinite(a)):
         raise ValueError(f"{name}: expected a finite {n}-vector, got {value!r}")
     return a

@@ -29,12 +29,17 @@ import numpy as np
 
 from .._checks import param
 from .limit_surface import as_state, as_twists, steady_state_wrench
+from .reduced_fast import _OVERFLOW
 from .params import TABLE_I, PlanarFrictionParams
 from .surfaces import ContactSurface
 
 __all__ = ["DistributedLuGre"]
 
 _TINY = 1e-300
+_SHAPE3 = (3,)
+#: [m/s] a twist whose cell speeds may reach this is refused: ‖v‖² and ‖v‖²/v_s² stay far inside
+#: the float range below it (‖v‖² alone overflows from ~1.3e154), and no contact slides at 1e100
+_MAX_SPEED = 1e100
 
 
 class DistributedLuGre:
@@ -76,6 +81,8 @@ class DistributedLuGre:
         self.surface = surface
         self.n_cells = surface.n_loaded
         self._rho = np.ascontiguousarray(surface.rho)
+        # a bound on the cell speed |v| + |ω| ρ_max below which ‖v_cell‖² cannot overflow
+        self._rho_max = float(np.abs(self._rho).sum(axis=0).max()) if self.n_cells else 0.0
         w = surface.weights
         self._wmat = np.ascontiguousarray(np.stack([w, w * self._rho[0], w * self._rho[1]], axis=1))
 
@@ -133,7 +140,13 @@ class DistributedLuGre:
 
     # --- kernels ---------------------------------------------------------------------------
     def _cell_rates(self, vx: float, vy: float, om: float, z: np.ndarray) -> np.ndarray:
-        """Fill the cell velocities and return a = β σ0 ‖v‖/g(‖v‖) (≥ _TINY) per cell."""
+        """Fill the cell velocities and return a = β σ0 ‖v‖/g(‖v‖) (≥ _TINY) per cell.
+
+        A twist whose cell speeds may reach ``_MAX_SPEED`` (|v_x| + |v_y| + |ω| ρ_max ≥ 1e100 m/s)
+        is refused with a ValueError naming ``twist`` before any state changes (beyond ~1e154
+        ‖v‖² overflowed: NaN wrenches, NaN left in the bristles)."""
+        if abs(vx) + abs(vy) + abs(om) * self._rho_max >= _MAX_SPEED:
+            raise ValueError(_OVERFLOW.format(float(vx), float(vy), float(om)))
         p, vc, s2, s, g, a = self.params, self._vc, self._s2, self._s, self._g, self._a
         np.multiply(self._rho[1], -om, out=vc[0])
         vc[0] += vx
@@ -219,12 +232,15 @@ class DistributedLuGre:
         Elasto-Plastic: β is taken as max(β(z_k), β(z_pred)), z_pred being the step with β(z_k)
         frozen (a predictor–corrector: β only grows along the sliding direction, so a bristle
         leaving the elastic range within a long step is not carried past z_max elastically)."""
-        try:
+        if (type(twist) is np.ndarray and twist.shape == _SHAPE3
+                and twist.dtype == np.float64):
+            vx, vy, om = twist.tolist()
+        elif (type(twist) in (list, tuple) and len(twist) == 3
+              and all(type(c) is float for c in twist)):
             vx, vy, om = twist
-            vx, vy, om = float(vx), float(vy), float(om)
-        except (TypeError, ValueError):             # mis-shaped or not numbers: name the field
-            vx, vy, om = self._one_twist(twist)
-        if not math.isfinite(vx + vy + om):
+        else:             # ints, other shapes, not numbers: validated, or a ValueError naming it
+            vx, vy, om = self._one_twist(twist).tolist()
+        if not (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(om)):
             raise ValueError(f"twist: must be finite, got {twist!r}")
         z = self.z
         a = self._cell_rates(vx, vy, om, z)

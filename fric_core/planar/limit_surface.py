@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import param
+from .._checks import param, real_array
 from .params import PlanarFrictionParams
 from .surfaces import ContactSurface
 
@@ -44,11 +44,7 @@ def as_twists(twist, name: str = "twist") -> np.ndarray:
     ValueError
         Naming ``name``, if ``twist`` is not real, not finite or of another shape.
     """
-    try:
-        t = np.asarray(twist, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected real numbers of shape (3,) or (m, 3), got "
-                         f"{twist!r}") from None
+    t = real_array(twist, name, "real numbers of shape (3,) or (m, 3)")
     if t.ndim == 1:
         t = t[None, :]
     if t.ndim != 2 or t.shape[1] != 3:
@@ -83,10 +79,7 @@ def as_state(state, size: int, per: str) -> np.ndarray:
     ValueError
         If ``state`` is not real, does not hold ``size`` values or is not finite.
     """
-    try:
-        z = np.asarray(state, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"state: expected {size} real numbers") from None
+    z = real_array(state, "state", f"{size} real numbers")
     if z.size != size:
         raise ValueError(f"state: expected {size} values ({per}), got shape {z.shape}")
     if not np.all(np.isfinite(z)):

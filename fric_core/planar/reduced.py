@@ -334,13 +334,11 @@ class ReducedLuGre:
             f = kern(twist)
             if f is not None:
                 return f
-        if self.n_contacts == 1 and np.size(twist) == 3 and np.ndim(twist) <= 2:
-            try:
-                vx, vy, om = (float(c) for c in np.ravel(twist))
-            except (TypeError, ValueError):         # not numbers: as_twists names the field
-                vx, vy, om = self._twists(twist)[:, 0]
-            if not (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(om)):
-                raise ValueError(f"twist: must be finite, got {twist!r}")
+        if self.n_contacts == 1:
+            # anything else the kernel did not take (ints, float32, Decimal, the first call):
+            # validated (shape (3,) or (1, 3), real, finite, else a ValueError naming twist)
+            t = self._twists(twist)
+            vx, vy, om = float(t[0, 0]), float(t[1, 0]), float(t[2, 0])
             if kern is None:
                 kern = self._kern = make_kernel(self)
             f = kern.step3(vx, vy, om)

@@ -61,6 +61,7 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
+from .._checks import real_array, short_repr
 from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
 from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
 from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
@@ -204,6 +205,28 @@ class ArmState(NamedTuple):
     at_stop: np.ndarray | None = None
     #: the end stops' joint-side impulses (N m s) in this step, + pushing towards +q
     stop_impulse: np.ndarray | None = None
+
+
+def _timestep(h) -> float:
+    """``h`` as a float timestep [s]; ValueError naming ``h`` unless a finite number > 0."""
+    if isinstance(h, (str, bytes)):
+        raise ValueError(f"h: expected a timestep in seconds, got {short_repr(h)}")
+    try:
+        h = float(h)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"h: expected a timestep in seconds, got {short_repr(h)}") from None
+    if not (h > 0.0 and math.isfinite(h)):
+        raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+    return h
+
+
+def _wrench6(wrench) -> np.ndarray:
+    """``wrench`` as 6 finite floats (force, torque); ValueError naming ``wrench``."""
+    w = real_array(wrench, "wrench", "6 finite numbers (force, torque)")
+    if w.shape != (6,) or not _all(np.isfinite(w)):
+        raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
+                         f"{short_repr(wrench)}")
+    return w
 
 
 class GearedArm:
@@ -527,10 +550,7 @@ class GearedArm:
 
     # -- step -----------------------------------------------------------------------------------
     def _vector(self, name, x):
-        try:
-            a = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}: expected {self.n} numbers, got {x!r}") from None
+        a = real_array(x, name, f"{self.n} numbers")
         if a.shape != (self.n,):
             if a.ndim == 0 and self.n == 1:
                 return a.reshape(1)
@@ -577,21 +597,12 @@ class GearedArm:
         """One step of (69); returns the new joint velocities (a copy)."""
         if self.reference:
             return self._step_reference(tau_u, h, wrench, tau_load)
-        x = tau_u
-        tau_u = np.asarray(x, dtype=float)
-        if tau_u.shape != self._shape or not _all(np.isfinite(tau_u)):
-            tau_u = self._vector("tau_u", x)  # the full check and message
-        try:
-            h = float(h)
-        except (TypeError, ValueError):
-            raise ValueError(f"h: expected a timestep in seconds, got {h!r}") from None
-        if not (h > 0.0 and math.isfinite(h)):
-            raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+        if not (type(tau_u) is np.ndarray and tau_u.dtype == np.float64
+                and tau_u.shape == self._shape and _all(np.isfinite(tau_u))):
+            tau_u = self._vector("tau_u", tau_u)  # any other input: converted, or named
+        h = _timestep(h) if type(h) is not float or not 0.0 < h < math.inf else h
         if wrench is not None:
-            wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,) or not _all(np.isfinite(wrench)):
-                raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
-                                 f"{wrench!r}")
+            wrench = _wrench6(wrench)
         if tau_load is not None:
             tau_load = self._vector("tau_load", tau_load)
         q, v = self._q, self._v
@@ -628,17 +639,9 @@ class GearedArm:
     def _step_reference(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
         """:meth:`step` by the reference implementation (``reference = True``)."""
         tau_u = self._vector("tau_u", tau_u)
-        try:
-            h = float(h)
-        except (TypeError, ValueError):
-            raise ValueError(f"h: expected a timestep in seconds, got {h!r}") from None
-        if not (h > 0.0 and math.isfinite(h)):
-            raise ValueError(f"h: the timestep must be finite and > 0, got {h!r}")
+        h = _timestep(h)
         if wrench is not None:
-            wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,) or not np.isfinite(wrench).all():
-                raise ValueError(f"wrench: expected 6 finite numbers (force, torque), got "
-                                 f"{wrench!r}")
+            wrench = _wrench6(wrench)
         if tau_load is not None:
             tau_load = self._vector("tau_load", tau_load)
         q, v = self._q, self._v

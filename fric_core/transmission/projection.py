@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._checks import real_array
 from .dai import _TIE, IllPosedWarning
 
 try:  # numpy's own LAPACK gufunc behind np.linalg.solve, without its wrapper (same result)
@@ -92,10 +93,7 @@ class AxprojResult(NamedTuple):
 # checks and small pieces
 # ----------------------------------------------------------------------------------------------
 def _vec(name: str, x, n: int | None = None) -> np.ndarray:
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a real vector, got {x!r}") from None
+    a = real_array(x, name, "a real vector")
     if a.ndim == 0 and n is None:
         a = a.reshape(1)
     if a.ndim != 1 or (n is not None and a.shape != (n,)) or a.size == 0:
