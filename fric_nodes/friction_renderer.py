@@ -96,6 +96,7 @@ class FrictionRenderer(ManagedNode, FricNode):
                                        design_check=values["design_check"])
         for m in notes:
             self.get_logger().warning(f"design: {m}")
+        self._start_notes = tuple(notes)  # the first configure builds the same: said once
         unused = unused_overrides(self, self._specs)  # typos: logged, not fatal
         if unused:
             self.get_logger().warning(f"ignoring unknown parameters {unused} (joints are "
@@ -485,8 +486,10 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._bank, notes = build_bank(self._element, self._dt, self._joints, self._values,
                                        design_check=self._values["design_check"])
         self._new_bank = None
-        for m in notes:
-            self.get_logger().warning(f"design: {m}")
+        if tuple(notes) != self._start_notes:
+            for m in notes:
+                self.get_logger().warning(f"design: {m}")
+        self._start_notes = None  # a later configure (after cleanup) says them again
 
     def _lc_activate(self) -> None:
         """inactive → active: commands from the next valid input, the element from rest."""
