@@ -94,9 +94,8 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._gap_ns = 1.5 * self._dt_ns
         self._bank, notes = build_bank(self._element, self._dt, joints, values,
                                        design_check=values["design_check"])
-        for m in notes:
-            self.get_logger().warning(f"design: {m}")
-        self._start_notes = tuple(notes)  # the first configure builds the same: said once
+        self._said_notes = None
+        self._say_design(notes)
         unused = unused_overrides(self, self._specs)  # typos: logged, not fatal
         if unused:
             self.get_logger().warning(f"ignoring unknown parameters {unused} (joints are "
@@ -486,10 +485,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._bank, notes = build_bank(self._element, self._dt, self._joints, self._values,
                                        design_check=self._values["design_check"])
         self._new_bank = None
-        if tuple(notes) != self._start_notes:
-            for m in notes:
-                self.get_logger().warning(f"design: {m}")
-        self._start_notes = None  # a later configure (after cleanup) says them again
+        self._say_design(notes)
 
     def _lc_activate(self) -> None:
         """inactive → active: commands from the next valid input, the element from rest."""
@@ -505,6 +501,7 @@ class FrictionRenderer(ManagedNode, FricNode):
 
     def _lc_cleanup(self) -> None:
         """inactive → unconfigured: element at rest, waiting for a first input again."""
+        self._said_notes = None  # the next configure says the design advice again
         self._active = False
         self._update_output()
         self._bank.reset()
@@ -578,8 +575,16 @@ class FrictionRenderer(ManagedNode, FricNode):
                                    "restarts from rest")
         self._output_param = bool(new["output_enabled"])
         self._update_output()
-        for m in notes:
-            self.get_logger().warning(f"design: {m}")
+        self._say_design(notes)
+
+    def _say_design(self, notes) -> None:
+        """Log the design check's advice when it differs from what was said last (the autostart
+        configure, or a retune of other fields, rebuilds the same design: said once)."""
+        notes = tuple(notes)
+        if notes != self._said_notes:
+            for m in notes:
+                self.get_logger().warning(f"design: {m}")
+        self._said_notes = notes
 
     # ------------------------------------------------------------------ markers
     def marker_forces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -96,8 +96,8 @@ def test_renderer_process_with_the_default_haptic_config_logs_what_to_change():
             if not line:
                 break
             lines.append(line)
-            if "impedance mode" in line:  # the set-up's last line
-                break
+            if "lifecycle: active" in line:  # the set-up's last line (after the autostart
+                break                            # configure, which rebuilds the same design)
     finally:
         proc.terminate()
         try:
@@ -109,3 +109,40 @@ def test_renderer_process_with_the_default_haptic_config_logs_what_to_change():
     design = [ln for ln in lines if "design:" in ln]
     assert len(design) == 1, out
     assert "raise B to >= 127.5" in design[0] and "lower K to <= 1264" in design[0], out
+
+
+class _Log:
+    def __init__(self):
+        self.warnings = []
+
+    def warning(self, msg, *a, **k):
+        self.warnings.append(msg)
+
+    def info(self, *a, **k):
+        pass
+
+    error = debug = info
+
+
+def test_the_advice_is_said_again_only_when_it_changes(ros):
+    """A retune of other fields (the identifier's hand-over sets the friction levels) rebuilds the
+    same design: its advice is not repeated; a retune that changes it says the new advice; a
+    retune that fixes it says nothing."""
+    from rclpy.parameter import Parameter
+
+    from fric_nodes.friction_renderer import FrictionRenderer
+
+    n = FrictionRenderer(parameter_overrides=[
+        Parameter("joints", value=["stage_joint"]), Parameter("stage_joint.mass", value=0.742),
+        Parameter("stage_joint.K", value=6000.0), Parameter("stage_joint.B", value=60.0)])
+    try:
+        log = _Log()
+        n.get_logger = lambda: log
+        assert n.set_parameters([Parameter("stage_joint.Cp", value=1.7)])[0].successful
+        assert log.warnings == []
+        assert n.set_parameters([Parameter("stage_joint.B", value=30.0)])[0].successful
+        assert len(log.warnings) == 1 and "lower K to <=" in log.warnings[0], log.warnings
+        assert n.set_parameters([Parameter("stage_joint.B", value=130.0)])[0].successful
+        assert len(log.warnings) == 1, log.warnings
+    finally:
+        n.destroy_node()
