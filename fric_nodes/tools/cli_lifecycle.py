@@ -59,14 +59,15 @@ def _find_managed(session: _Session, node: str, wait: float) -> None:
 
 def _state(session: _Session, node: str, ns) -> str:
     from lifecycle_msgs.srv import GetState
-    r = session.call(GetState, f"{node}/get_state", GetState.Request(), ns.wait, ns.timeout)
+    r = session.call(GetState, f"{node}/get_state", GetState.Request(), ns.wait, ns.timeout,
+                     idempotent=True)
     return f"{r.current_state.label} [{r.current_state.id}]"
 
 
 def _transitions(session: _Session, node: str, ns) -> list:
     from lifecycle_msgs.srv import GetAvailableTransitions
     r = session.call(GetAvailableTransitions, f"{node}/get_available_transitions",
-                     GetAvailableTransitions.Request(), ns.wait, ns.timeout)
+                     GetAvailableTransitions.Request(), ns.wait, ns.timeout, idempotent=True)
     return list(r.available_transitions)
 
 

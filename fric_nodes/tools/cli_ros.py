@@ -32,6 +32,12 @@ _CALLABLE = {"std_srvs/srv/Trigger": ("std_srvs.srv", "Trigger"),
              "std_srvs/srv/Empty": ("std_srvs.srv", "Empty")}
 
 
+#: a query without an answer after this long is sent again (``_Session.call``) [s]
+_RESEND = 1.0
+#: a call with an effect waits this much longer for the server to discover the client [s]
+_SETTLE = 0.25
+
+
 class _NotSet:
     def __repr__(self) -> str:
         return "(not set)"
@@ -93,16 +99,34 @@ class _Session:
                 return False
             self.executor.spin_once(timeout_sec=0.05)
 
-    def call(self, srv_type, name: str, request, wait: float, timeout: float):
+    def call(self, srv_type, name: str, request, wait: float, timeout: float,
+             idempotent: bool = False):
+        """Call ``name`` once it is ready; the answer, or _Fail after ``timeout``.
+
+        DDS discovery is two-sided: the client can see the server (``service_is_ready``) before
+        the server has matched the client's response reader, and a response sent then is lost
+        (a fresh-clone CI run saw ``lifecycle get`` wait 10 s for nothing). So a query
+        (``idempotent``: get_state, get_parameters, ...) is sent again every ``_RESEND`` s until
+        one answer comes; a call with an effect (set, change_state, Trigger) is sent once, after
+        ``_SETTLE`` s more of discovery."""
         client = self.node.create_client(srv_type, name)
         try:
             if not self.wait_for(client.service_is_ready, wait):
                 raise _Fail(f"service {name} did not appear within {wait:g} s")
-            future = client.call_async(request)
-            if not self.wait_for(future.done, timeout):
-                raise _Fail(f"{name}: no answer within {timeout:g} s (raise --timeout for a "
-                            f"long call)")
-            return future.result()
+            if not idempotent:
+                self.wait_for(lambda: False, _SETTLE)
+            futures = [client.call_async(request)]
+            end = time.monotonic() + timeout
+            while not any(f.done() for f in futures):
+                left = end - time.monotonic()
+                if left <= 0.0:
+                    raise _Fail(f"{name}: no answer within {timeout:g} s (raise --timeout for "
+                                f"a long call)")
+                if self.wait_for(lambda: any(f.done() for f in futures), min(left, _RESEND)):
+                    break
+                if idempotent:
+                    futures.append(client.call_async(request))
+            return next(f for f in futures if f.done()).result()
         finally:
             self.node.destroy_client(client)
 
@@ -216,7 +240,7 @@ def _get_values(session: _Session, node: str, names: list[str], ns) -> dict[str,
     from rclpy.parameter import parameter_value_to_python
 
     r = session.call(GetParameters, f"{node}/get_parameters",
-                     GetParameters.Request(names=names), ns.wait, ns.timeout)
+                     GetParameters.Request(names=names), ns.wait, ns.timeout, idempotent=True)
     if len(r.values) == len(names):
         return {n: parameter_value_to_python(v) for n, v in zip(names, r.values)}
     # rclpy answers nothing at all when one name is unknown, or declared without a value
@@ -228,7 +252,8 @@ def _get_values(session: _Session, node: str, names: list[str], ns) -> dict[str,
     out = {}
     for n in names:
         r = session.call(GetParameters, f"{node}/get_parameters",
-                         GetParameters.Request(names=[n]), ns.wait, ns.timeout)
+                         GetParameters.Request(names=[n]), ns.wait, ns.timeout,
+                         idempotent=True)
         out[n] = parameter_value_to_python(r.values[0]) if r.values else _NOT_SET
     return out
 
@@ -236,7 +261,7 @@ def _get_values(session: _Session, node: str, names: list[str], ns) -> dict[str,
 def _list_names(session: _Session, node: str, ns) -> list[str]:
     from rcl_interfaces.srv import ListParameters
     r = session.call(ListParameters, f"{node}/list_parameters", ListParameters.Request(),
-                     ns.wait, ns.timeout)
+                     ns.wait, ns.timeout, idempotent=True)
     return sorted(r.result.names)
 
 
@@ -248,7 +273,8 @@ def _param(session: _Session, ns: argparse.Namespace) -> int:
         names = _list_names(session, node, ns)
         values = _get_values(session, node, names, ns) if names else {}
         d = session.call(DescribeParameters, f"{node}/describe_parameters",
-                         DescribeParameters.Request(names=names), ns.wait, ns.timeout)
+                         DescribeParameters.Request(names=names), ns.wait, ns.timeout,
+                         idempotent=True)
         desc = {x.name: x for x in d.descriptors}
         for n in names:
             x = desc.get(n)
