@@ -117,13 +117,11 @@ class _Session:
                 self.wait_for(lambda: False, _SETTLE)
             futures = [client.call_async(request)]
             end = time.monotonic() + timeout
-            while not any(f.done() for f in futures):
-                left = end - time.monotonic()
-                if left <= 0.0:
+            while not self.wait_for(lambda: any(f.done() for f in futures),
+                                    min(end - time.monotonic(), _RESEND)):
+                if time.monotonic() >= end:
                     raise _Fail(f"{name}: no answer within {timeout:g} s (raise --timeout for "
                                 f"a long call)")
-                if self.wait_for(lambda: any(f.done() for f in futures), min(left, _RESEND)):
-                    break
                 if idempotent:
                     futures.append(client.call_async(request))
             return next(f for f in futures if f.done()).result()
