@@ -16,24 +16,13 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-# The real ros2 CLI and launch system (ros2 launch/run/node/topic/param/service/lifecycle), built
-# from upstream as wheels in $(ROS2CLI_WHEELS_DIR): a TEST FIXTURE for test/conformance, never a
-# dependency of fric. Installed without dependencies into its own prefix $(ROS2CLI) on top of .venv's
-# interpreter and ROS wheels (bin/ros2, lib/python3.11/site-packages, share/ament_index); the tests
-# put it on PATH, PYTHONPATH and AMENT_PREFIX_PATH of the processes they start, nothing else sees
-# it. Without the wheels directory the conformance tests skip (unless ros2 is on PATH).
-ROS2CLI_WHEELS_DIR ?= ../shared/ros2-cli
-ROS2CLI_WHEELS := $(wildcard $(ROS2CLI_WHEELS_DIR)/*.whl)
-ROS2CLI := .venv-ros2cli
-ROS2CLI_STAMP := $(ROS2CLI)/.installed
-
-.PHONY: demo test bench venv ros2-cli clean
+.PHONY: demo test bench venv clean
 
 demo: $(STAMP)
 	$(PY) examples/haptic_demo.py --out out/demo
 	$(PY) examples/arm_friction_demo.py --out out/demo/arm
 
-test: $(STAMP) ros2-cli
+test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider test
 
 bench: $(STAMP)
@@ -42,21 +31,6 @@ bench: $(STAMP)
 	for f in $$benches; do echo "== $$f"; $(PY) "$$f"; done
 
 venv: $(STAMP)
-
-ifneq ($(ROS2CLI_WHEELS),)
-ros2-cli: $(ROS2CLI_STAMP)
-else
-ros2-cli:
-	@echo "$(ROS2CLI_WHEELS_DIR)/*.whl not found: no $(ROS2CLI); test/conformance runs only if ros2 is on PATH"
-endif
-
-# The wheels' own imports that .venv lacks (README of the wheels); the rest (pyyaml, packaging,
-# catkin_pkg, empy, lifecycle_msgs) is in .venv already.
-$(ROS2CLI_STAMP): $(ROS2CLI_WHEELS) | $(STAMP)
-	rm -rf $(ROS2CLI)
-	$(PY) -m pip install --quiet --no-deps --ignore-installed --no-warn-script-location \
-	  --prefix $(ROS2CLI) $(ROS2CLI_WHEELS) psutil argcomplete lark
-	touch $@
 
 # The ROS 2 kilted wheels on PyPI are built for CPython 3.11 only (cp311), so the venv must be 3.11.
 $(PY):
@@ -80,5 +54,5 @@ $(STAMP): setup.py setup.cfg package.xml $(wildcard fric_*/__init__.py) $(wildca
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(ROS2CLI) out build install log .pytest_cache *.egg-info
+	rm -rf $(VENV) out build install log .pytest_cache *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,11 +1,11 @@
 """Conformance with the real ROS 2 tools: the launch files and executables under ``ros2 launch``,
 ``ros2 run``, ``ros2 node``/``topic``/``param``/``service`` (issue 16), over loopback DDS.
 
-The ``ros2`` command comes from a ROS 2 install on PATH or, failing that, from the test fixture
-``.venv-ros2cli`` (``make ros2-cli``: the upstream ros2cli/launch/launch_ros wheels of
-``../shared/ros2-cli`` in a prefix of their own, run by ``.venv``'s interpreter; ``make test``
-builds it when the wheels are there). Without either every test here is skipped with that reason.
-The fixture is never a dependency of fric: the PyPI install offers ``fric launch/run/param/call``.
+The ``ros2`` command comes from a ROS 2 install on PATH (a user's sourced workspace: ``source
+/opt/ros/kilted/setup.bash``, ``colcon build``, ``source install/setup.bash``, then ``pytest
+test/conformance``). Without one every test here is skipped with that reason: the ``ros2`` CLI and
+the launch system are not on PyPI, and the project builds nothing of theirs. The PyPI install
+offers ``fric launch/run/param/lifecycle/call`` instead.
 
 One ``colcon build`` of this tree per module (``test_packaging.colcon_build``) is the install
 prefix on ``AMENT_PREFIX_PATH`` and ``PYTHONPATH``, so ``ros2 launch fric FILE`` and
@@ -57,8 +57,6 @@ from fric_nodes.tools.launch_runner import parse_launch
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = ROOT / ".venv-ros2cli"
-PYVER = "python{}.{}".format(*sys.version_info[:2])
 
 # The short runs of the launch files (docs/launch.md, the files' own comments): a stage-time
 # `duration`, lockstep where the file offers it (deterministic at any machine load), the outputs
@@ -80,7 +78,7 @@ LAUNCH_TIMEOUT = 90.0        # wall time allowed for one short run [s]
 FAIL_WITHIN = 30.0           # a failing identification must end the launch within this [s]
 STOP_WITHIN = 20.0           # Ctrl-C must end a launch (every node) within this [s]
 # no ros2 daemon (nothing outlives a test); discovery on a loaded machine takes longer than the
-# default 0.5 s spin (../shared/ros2-cli/README.md)
+# default 0.5 s spin (ros2cli's --spin-time)
 NO_DAEMON = ("--no-daemon", "--spin-time", "3")
 # executables that are nodes; `fric` (the CLI) is run with --help
 NODE_EXES = ("friction_renderer", "haptic_stage", "haptic_loop", "friction_identifier",
@@ -88,19 +86,13 @@ NODE_EXES = ("friction_renderer", "haptic_stage", "haptic_loop", "friction_ident
 
 
 def _ros2_command() -> tuple[Path | None, dict[str, list[str]], str]:
-    """(the ros2 executable, paths to prepend for it, why not): a ROS 2 install on PATH first,
-    else the fixture prefix."""
+    """(the ros2 executable, paths to prepend for it, why not): a ROS 2 install on PATH."""
     on_path = shutil.which("ros2")
     if on_path:
         return Path(on_path), {}, ""
-    exe = FIXTURE / "bin" / "ros2"
-    if exe.exists():
-        return exe, {"PATH": [str(FIXTURE / "bin")],
-                     "PYTHONPATH": [str(FIXTURE / "lib" / PYVER / "site-packages")],
-                     # the fixture's ament index (launch's grammar) and the kilted wheels' (.venv)
-                     "AMENT_PREFIX_PATH": [str(FIXTURE), sys.prefix]}, ""
-    return None, {}, (f"no ros2 command: neither a ROS 2 install on PATH nor the test fixture "
-                      f"{FIXTURE.name} (`make ros2-cli` builds it from ../shared/ros2-cli)")
+    return None, {}, ("no ros2 command on PATH: these tests run in a ROS 2 install (source "
+                      "/opt/ros/kilted/setup.bash; colcon build; source install/setup.bash; "
+                      "pytest test/conformance)")
 
 
 def _prepend(env: dict, name: str, paths: list[str]) -> None:
@@ -191,7 +183,8 @@ def tools(tmp_path_factory) -> Tools:
     env = pipeline.loopback_env(domain)
     for name, extra in paths.items():
         _prepend(env, name, extra)
-    _prepend(env, "PYTHONPATH", [str(prefix / "lib" / PYVER / "site-packages")])
+    pyver = "python{}.{}".format(*sys.version_info[:2])
+    _prepend(env, "PYTHONPATH", [str(prefix / "lib" / pyver / "site-packages")])
     _prepend(env, "AMENT_PREFIX_PATH", [str(prefix)])
     env["ROS_LOG_DIR"] = str(tmp / "ros_log")
     env["ROS_HOME"] = str(tmp / "ros_home")
