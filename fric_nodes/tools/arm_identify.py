@@ -4,7 +4,9 @@ The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses
 
 1. read the recording — a rosbag2 directory (sqlite3 or MCAP) of sensor_msgs/JointState, or a CSV
    (:func:`fric_core.arm_identification.recording.read_arm_recording`); rows with NaN or inf are
-   dropped with a warning (the gap they leave splits the data into segments);
+   dropped with a warning (the gap they leave splits the data into segments); an effort recorded
+   as motor current is multiplied per joint by ``effort_scale`` (``--effort-scale JOINT=K``,
+   K = motor constant × reduction, :func:`parse_effort_scale`) before anything else;
 2. check the joints against the URDF (every identified joint must be one of its movable joints);
 3. segments and derivatives (:func:`fric_core.arm_identification.signals.prepare`: zero-phase
    filtering, velocity and acceleration from the positions when the recording lacks them, the
@@ -43,7 +45,7 @@ import numpy as np
 
 __all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "excite_arm",
            "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES",
-           "DEFAULT_EFFORT_LAG", "parse_effort_lag"]
+           "DEFAULT_EFFORT_LAG", "parse_effort_lag", "parse_effort_scale"]
 
 #: fraction of the prepared rows held out for the prediction check (the last ones)
 HOLDOUT_FRACTION = 0.2
@@ -116,8 +118,74 @@ def parse_effort_lag(value) -> Union[str, float]:
     return float(value)
 
 
+def parse_effort_scale(value) -> Dict[str, float]:
+    """``--effort-scale JOINT=K,...``: per joint, the factor the recorded effort is multiplied by.
+
+    For a recording whose effort is a motor current [A] (many drives publish the current, not the
+    torque): ``K = k_t × N``, the motor's torque constant [N·m/A] times the gear reduction, gives
+    the joint torque [N·m] (a prismatic joint: its force per ampere [N/A]). Joints not named keep
+    their effort. ArmIdentifyError (one line naming the entry) for a bad spec.
+
+    Parameters
+    ----------
+    value : str or mapping
+        ``"joint_a1=12.5,joint_a2=12.5"``, or a mapping joint → factor.
+
+    Returns
+    -------
+    dict
+        Joint name → finite, non-zero factor.
+    """
+    if isinstance(value, str):
+        pairs = []
+        for part in value.split(","):
+            name, eq, num = part.strip().partition("=")
+            if not eq or not name.strip():
+                raise ArmIdentifyError(f"--effort-scale: expected JOINT=K[,JOINT=K...] (K in "
+                                       f"N·m/A, e.g. joint_a1=12.5), got {part.strip()!r}")
+            try:
+                factor = float(num.strip())
+            except ValueError:
+                raise ArmIdentifyError(f"--effort-scale: {name.strip()}={num.strip()}: "
+                                       f"{num.strip()!r} is not a number") from None
+            pairs.append((name.strip(), factor))
+    elif isinstance(value, dict):
+        pairs = [(str(k), v) for k, v in value.items()]
+    else:
+        raise ArmIdentifyError(f"--effort-scale: expected JOINT=K[,JOINT=K...], got {value!r}")
+    out: Dict[str, float] = {}
+    for name, factor in pairs:
+        if name in out:
+            raise ArmIdentifyError(f"--effort-scale: joint {name} given twice")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer,
+                                                               np.floating)) \
+                or not math.isfinite(factor) or factor == 0.0:
+            raise ArmIdentifyError(f"--effort-scale: {name}={factor!r}: expected a finite, "
+                                   f"non-zero factor (motor constant × reduction, N·m/A)")
+        out[name] = float(factor)
+    if not out:
+        raise ArmIdentifyError("--effort-scale: no JOINT=K given")
+    return out
+
+
 def _none(_msg: str) -> None:
     pass
+
+
+def _scaled_effort(effort: np.ndarray, names: Sequence[str], scale: Dict[str, float],
+                   source: str, progress: Callable[[str], None]) -> np.ndarray:
+    """``effort`` with each named joint's column multiplied by its factor (``--effort-scale``);
+    ArmIdentifyError naming a joint the recording lacks."""
+    missing = [n for n in scale if n not in names]
+    if missing:
+        raise ArmIdentifyError(f"--effort-scale: joint(s) {', '.join(missing)} not in the "
+                               f"recording {source} (it has {', '.join(names)})")
+    out = effort.copy()
+    for name, factor in scale.items():
+        out[:, list(names).index(name)] *= factor
+    progress("efforts scaled (--effort-scale): "
+             + ", ".join(f"{n} × {k:.6g}" for n, k in scale.items()))
+    return out
 
 
 def _drop_non_finite(t, q, effort, v, warnings: List[str], source: str):
@@ -241,6 +309,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                  dynamics: str = "identify", method: str = "eiv",
                  holdout: float = HOLDOUT_FRACTION,
                  effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
+                 effort_scale: Union[str, Dict[str, float], None] = None,
                  progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
     """Identify an arm's joint friction from a recording and write the files (module docstring).
 
@@ -248,7 +317,9 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
     ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
     ``"eiv"``/``"ols"``; ``holdout``: fraction held out; ``effort_lag``: how long [s] the effort
-    lags the states, or ``"auto"`` to estimate it (module docstring, step 4b). Raises
+    lags the states, or ``"auto"`` to estimate it (module docstring, step 4b); ``effort_scale``:
+    joint → factor (or its ``JOINT=K,...`` text, :func:`parse_effort_scale`) multiplying that
+    joint's recorded effort right after reading (an effort recorded as motor current). Raises
     :class:`ArmIdentifyError` (one line naming the problem) for bad input.
     """
     from fric_core.arm_identification.fit import fit_arm_friction
@@ -269,6 +340,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
 
     warnings: List[str] = []
     effort_lag = parse_effort_lag(effort_lag)
+    scale = None if effort_scale is None else parse_effort_scale(effort_scale)
     src = Path(recording)
     if not src.exists():
         raise ArmIdentifyError(f"{recording}: no such file or directory")
@@ -289,6 +361,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     t = np.asarray(rec.t, dtype=float)
     q = np.asarray(rec.q, dtype=float)
     effort = np.asarray(rec.effort, dtype=float)
+    if scale:
+        effort = _scaled_effort(effort, names_rec, scale, rec.source or str(src), progress)
     v_meas = None if rec.v is None else np.asarray(rec.v, dtype=float)
     progress(f"read {t.size} samples of {len(names_rec)} joints ({', '.join(names_rec)}) over "
              f"{t[-1] - t[0]:.4g} s")

@@ -108,7 +108,8 @@ _STAGE_ONLY = {"joint": "--joint", "joint_states_topic": "--joint-states-topic",
                "accel_noise": "--accel-noise", "vel_noise": "--vel-noise", "K": "--K",
                "B": "--B", "dt": "--dt", "mass": "--mass", "yaml": "--yaml"}
 _ARM_ONLY = {"topic": "--topic", "joints": "--joints", "model": "--model",
-             "dynamics": "--dynamics", "effort_lag": "--effort-lag"}
+             "dynamics": "--dynamics", "effort_lag": "--effort-lag",
+             "effort_scale": "--effort-scale"}
 
 
 def _joint_list(text: str) -> list[str]:
@@ -130,6 +131,16 @@ def _effort_lag(text: str):
         return parse_effort_lag(text)
     except ArmIdentifyError as e:
         raise argparse.ArgumentTypeError(str(e).removeprefix("--effort-lag: ")) from None
+
+
+def _effort_scale(text: str) -> dict:
+    """``JOINT=K,...`` of --effort-scale."""
+    from fric_nodes.tools.arm_identify import ArmIdentifyError, parse_effort_scale
+
+    try:
+        return parse_effort_scale(text)
+    except ArmIdentifyError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--effort-scale: ")) from None
 
 
 def _identify_arm(ns: argparse.Namespace) -> int:
@@ -162,7 +173,7 @@ def _identify_arm(ns: argparse.Namespace) -> int:
                                dynamics=ns.dynamics or "identify", method=ns.method,
                                effort_lag=(DEFAULT_EFFORT_LAG if ns.effort_lag is None
                                            else ns.effort_lag),
-                               progress=progress)
+                               effort_scale=ns.effort_scale, progress=progress)
         except (ValueError, OSError) as e:
             print(f"fric identify: error: {' '.join(str(e).split())}", file=sys.stderr)
             return 2
@@ -315,6 +326,12 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
                      help="how long the recorded effort lags the positions: auto (default) "
                           "estimates it (a command held over the step ending at its stamp lags "
                           "half a step; a torque sensor 0), or give it in seconds, e.g. 0")
+    arm.add_argument("--effort-scale", type=_effort_scale, default=None,
+                     metavar="JOINT=K,...",
+                     help="multiply a joint's recorded effort by K before anything else: for an "
+                          "effort recorded as motor current [A], K = torque constant × gear "
+                          "reduction [N·m/A] (prismatic joint: N/A), e.g. "
+                          "joint_a1=12.5,joint_a2=12.5; joints not named are kept")
     p.add_argument("--joint", default=None,
                    help="joint name in joint_states and in the parameter file "
                         "(default stage_joint)")
