@@ -1,6 +1,8 @@
 """``fric lifecycle``: ``ros2 lifecycle`` for an install without the ``ros2`` command.
 
-    fric lifecycle nodes                    the managed (lifecycle) nodes running
+    fric lifecycle nodes                    the managed (lifecycle) nodes running (none within
+                                            ``--wait``: one line saying so, in which
+                                            ROS_DOMAIN_ID, and exit status 1)
     fric lifecycle get NODE                 its state, e.g. ``active [3]``
     fric lifecycle list NODE                the transitions it offers from its current state
     fric lifecycle set NODE TRANSITION      a transition by label (configure, activate,
@@ -91,7 +93,14 @@ def _lifecycle(session: _Session, ns: argparse.Namespace) -> int:
         if ns.node is not None:
             raise _Fail("`fric lifecycle nodes` takes no node")
         session.wait_for(lambda: bool(_managed_nodes(session)), ns.wait)
-        for n in _managed_nodes(session):
+        managed = _managed_nodes(session)
+        if not managed:  # not silence and 0: a script can tell "none" from a list
+            seen = session.nodes()
+            raise _Fail(f"no managed (lifecycle) node found within {ns.wait:g} s ({_where()}); "
+                        f"nodes seen: {', '.join(seen) or 'none'} (fric's managed nodes: "
+                        f"friction_renderer, haptic_stage, friction_compensator; is one "
+                        f"running, in this ROS_DOMAIN_ID?)")
+        for n in managed:
             print(n)
         return 0
     if ns.node is None:
@@ -137,7 +146,7 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
                     "friction_compensator) through their standard lifecycle services: `nodes`, "
                     "`get NODE`, `list NODE`, `set NODE TRANSITION` (configure, activate, "
                     "deactivate, cleanup, shutdown, or a transition id). Exit status: 0 done, "
-                    "1 refused or not found.")
+                    "1 refused or not found (`nodes`: no managed node within --wait).")
     p.add_argument("action", choices=("nodes", "get", "list", "set"))
     p.add_argument("node", nargs="?", help="the node's name, e.g. /friction_renderer")
     p.add_argument("transition", nargs="?", help="set: the transition's label or id")

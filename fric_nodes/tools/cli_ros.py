@@ -25,7 +25,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["add_subcommands", "parse_value"]
+__all__ = ["add_subcommands", "parse_value", "node_executables"]
 
 #: service types ``fric call`` knows: type name -> (module, class)
 _CALLABLE = {"std_srvs/srv/Trigger": ("std_srvs.srv", "Trigger"),
@@ -307,15 +307,36 @@ def _param(session: _Session, ns: argparse.Namespace) -> int:
 
 
 # -- fric run -------------------------------------------------------------------------------------
+def node_executables() -> list[str]:
+    """fric's node executables: the ``console_scripts`` entry points of the installed ``fric``
+    distribution (setup.py), less the ``fric`` command itself; ``[]`` when fric's metadata is
+    not found (neither pip- nor colcon-installed)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        eps = distribution("fric").entry_points
+    except PackageNotFoundError:
+        return []
+    return sorted(e.name for e in eps if e.group == "console_scripts" and e.name != "fric")
+
+
+def _known_executables() -> str:
+    names = node_executables()
+    return ("fric's executables: " + ", ".join(names) if names
+            else "fric's package metadata was not found: is fric installed?")
+
+
 def _exec(ns: argparse.Namespace) -> int:
     from fric_nodes.tools import launch_runner
 
+    if ns.executable is None:
+        print(f"fric run: give the executable: fric run EXECUTABLE [ARGS ...] "
+              f"({_known_executables()})", file=sys.stderr)
+        return 2
     try:
         path = launch_runner.resolve_executable(launch_runner.PACKAGE, ns.executable)
     except LookupError as e:
-        print(f"fric run: {e} (fric's executables: friction_renderer, haptic_stage, "
-              f"transmission_sim, friction_identifier, fric_recorder, haptic_loop)",
-              file=sys.stderr)
+        print(f"fric run: {e} ({_known_executables()})", file=sys.stderr)
         return 1
     sys.stdout.flush()
     os.execv(path, [path, *ns.args])
@@ -358,7 +379,10 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         "run", help="run a fric executable (ros2 run fric ...)",
         description="Run one of fric's executables with its arguments, as `ros2 run fric "
                     "EXECUTABLE ARGS` does, e.g. `fric run friction_renderer --ros-args "
-                    "--params-file my_renderer.yaml`.")
-    p.add_argument("executable")
+                    "--params-file my_renderer.yaml`. Without EXECUTABLE, or with one that "
+                    "is not found, it lists fric's executables (the package's console scripts). "
+                    "Exit status: the executable's; 1 not found, 2 none given.")
+    p.add_argument("executable", nargs="?", default=None,
+                   help="friction_renderer, fric_recorder, ... (fric run lists them)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="its arguments (--ros-args ...)")
     p.set_defaults(func=_exec)
