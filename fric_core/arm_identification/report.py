@@ -199,7 +199,8 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
 
 def holdout_figure(report: ArmReport, title: str = ""):
     """Per joint: measured and predicted torque on the held-out part, RMS error in the title;
-    returns the Figure.
+    one legend under the panels says what the prediction's gaps are (the Δv band) and how many
+    gaps the stamps have; returns the Figure.
 
     Parameters
     ----------
@@ -220,17 +221,27 @@ def holdout_figure(report: ArmReport, title: str = ""):
     rms = holdout_rms(meas, pred) if t.size else np.full(len(names), np.nan)
     fig, axes = _figure(len(names))
     step = max(1, t.size // 3000)  # a screen's worth of points per panel: a light, fast file
+    # what the gaps are: no prediction inside the Δv band (static friction), and lost stamps
+    dv = float(report.friction.dv or 0.0)
+    dt = float(report.sample_step)
+    n_gaps = int(np.sum(np.diff(t) > 1.5 * dt)) if math.isfinite(dt) and dt > 0 else 0
+    meas_label = "measured" + (f" ({n_gaps} gap{'s' * (n_gaps > 1)} in the stamps, joined "
+                               "straight)" if n_gaps else "")
+    pred_label = (f"predicted; gaps: |v| ≤ Δv = {dv:.3g} rad/s, static friction (no "
+                  "prediction, not in the RMS)")
     for j, (ax, name) in enumerate(zip(axes, names)):
         if t.size:
             ax.plot(t[::step], meas[::step, j], color="tab:blue", lw=2.5, alpha=0.4, zorder=1,
-                    label="measured")
+                    label=meas_label)
             ax.plot(t[::step], pred[::step, j], color="0.1", lw=0.7, zorder=2,
-                    label="predicted")
-            ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
+                    label=pred_label)
         ax.set_title(f"{name}: RMS error {rms[j]:.3g} N·m" if t.size else
                      f"{name}: nothing held out", fontsize=10)
         ax.set_xlabel("time [s]")
         ax.set_ylabel("joint torque [N·m]")
+    if t.size:  # one legend under the panels, off the data: it says what the gaps are
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2,
+                   fontsize=8, frameon=False)
     fig.suptitle(title or "held-out part of the recording (not used by the fit)", fontsize=11)
     return fig
 
