@@ -82,7 +82,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ._checks import real_array
-from .arm_identification.joint_friction import JointFriction
+from .joint_friction import JointFriction
 
 __all__ = ["FrictionCompensator", "SignCompensator", "default_stiffness", "sign_changes"]
 

@@ -20,7 +20,7 @@ from .excitation import (ExcitationTrajectory, design_condition, generate_excita
                          read_excitation_csv, trajectory_message, write_excitation_csv,
                          write_trajectory_bag, write_trajectory_yaml)
 from .fit import COND_LIMIT, COND_WARN, REL_STD_WARN, ArmFrictionFit, fit_arm_friction
-from .joint_friction import (JointFriction, JointFrictionSet, parse_joint_friction,
+from ..joint_friction import (JointFriction, JointFrictionSet, parse_joint_friction,
                              read_joint_friction, write_joint_friction)
 from .recording import ArmRecording, read_arm_recording, write_arm_bag, write_arm_csv
 from .regressor import (BaseParameters, base_parameters, friction_columns, rigid_body_regressor,

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .joint_friction import JointFriction, JointFrictionSet
+from ..joint_friction import JointFriction, JointFrictionSet
 
 __all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "format_value",
            "friction_velocity_figure", "holdout_figure", "summary_markdown", "write_arm_report"]

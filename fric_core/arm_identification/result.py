@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .joint_friction import JointFriction, JointFrictionSet
+from ..joint_friction import JointFriction, JointFrictionSet
 from .regressor import FRICTION_PARAMS, BaseParameters
 from .rigid_body import RIGID_BODY_KEY, rigid_body_from_fit
 

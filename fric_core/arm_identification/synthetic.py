@@ -30,7 +30,7 @@ from typing import Dict, Mapping, Optional
 
 import numpy as np
 
-from .joint_friction import JointFriction
+from ..joint_friction import JointFriction
 from .normal_equations import _rnea_all
 
 __all__ = ["SimulatedRecording", "multisine_trajectory", "simulate_arm_recording"]

@@ -422,7 +422,7 @@ class GearedArm:
         """
         from pathlib import Path
 
-        from ..arm_identification.joint_friction import JointFrictionSet, read_joint_friction
+        from ..joint_friction import JointFrictionSet, read_joint_friction
 
         if isinstance(friction, (str, Path)):
             friction = read_joint_friction(friction)

@@ -298,8 +298,11 @@ def test_from_joint_friction_reads_the_file_and_names_problems(tmp_path):
     assert again.joint_friction and again.Cn.tolist() == [0.4, 0.2]
     with pytest.raises(ValueError, match=r"joint_names: no friction for joint\(s\) \['joint2'\]"):
         GearedArm.from_joint_friction(dyn, JointFrictionSet({"joint1": fs.joints["joint1"]}), 1.0)
-    with pytest.raises(ValueError, match="joints.joint1.Cn"):
-        (tmp_path / "bad.yaml").write_text("joints: {joint1: {Cp: 1, Cn: -1, bp: 0, bn: 0}}")
+    with pytest.raises(ValueError, match="joints.joint1.bn"):
+        (tmp_path / "bad.yaml").write_text("joints: {joint1: {Cp: 1, Cn: 1, bp: 0, bn: -0.1}}")
+        GearedArm.from_joint_friction(dyn, tmp_path / "bad.yaml", 1.0)
+    with pytest.raises(ValueError, match=r"joints.joint1: Cp \+ Cn = -0.5 < 0"):
+        (tmp_path / "bad.yaml").write_text("joints: {joint1: {Cp: 1, Cn: -1.5, bp: 0, bn: 0}}")
         GearedArm.from_joint_friction(dyn, tmp_path / "bad.yaml", 1.0)
     with pytest.raises(ValueError, match="Cp: joint joint1: .*gamma_u"):
         GearedArm(dyn, [1.5, 0.0], 0.0, 1.0, Cp=0.5)
