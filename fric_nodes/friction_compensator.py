@@ -161,8 +161,9 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             from fric_core.transmission.urdf_dynamics import UrdfDynamics
             try:
                 self._dyn = UrdfDynamics(v["urdf"], joint_names=list(joints))
-            except Exception as e:  # UrdfError, Pinocchio's errors: one line
-                raise ValueError(f"urdf: {e}") from None
+            except Exception as e:  # UrdfError (one line naming the file), Pinocchio's errors
+                msg = str(e)
+                raise ValueError(msg if msg.startswith("urdf: ") else f"urdf: {msg}") from None
             if v["gravity"] == "identified":
                 try:  # names the file and the field, or says the file has no rigid body
                     ig = fset.identified_gravity(self._dyn, v["joint_friction"])

@@ -241,14 +241,18 @@ class TrajectoryTracker(FricNode):
         from fric_core.transmission.urdf_dynamics import UrdfDynamics
 
         kw = dict(joint_names=list(self.joints), gravity=list(v["gravity"]))
+        text = v["robot_description"].strip()
         try:
-            if v["robot_description"].strip():
+            if text:
                 return UrdfDynamics.from_xml(v["robot_description"], **kw)
             if not v["urdf"]:
                 raise ValueError(f"urdf: needed for feed_forward {v['feed_forward']}")
             return UrdfDynamics(v["urdf"], **kw)
         except ValueError as e:
-            raise ValueError(str(e)) from None
+            msg = str(e)
+            if text and msg.startswith("urdf:"):  # the text came from robot_description
+                msg = "robot_description:" + msg[len("urdf:"):]
+            raise ValueError(msg) from None
 
     # -- inputs -------------------------------------------------------------------------------
     def on_trajectory(self, msg: JointTrajectory) -> None:

@@ -11,21 +11,34 @@ Joints: revolute, continuous (one angle, converted to Pinocchio's cos/sin pair) 
 at ``locked_positions`` (default 0) with Pinocchio's reduced model. Bad files, unsupported
 joints, unknown joint or frame names raise :class:`UrdfError` (a ``ValueError``) naming them.
 
+A URDF is checked here (:func:`check_urdf`: well-formed XML, a ``<robot>``, named and unique
+links and joints, a ``<limit effort velocity>`` on every revolute and prismatic joint, numbers
+where numbers go, joints between existing links) before Pinocchio reads it, so a mistake is one
+line naming the file, the line, the joint or link and what is missing. urdfdom (Pinocchio's URDF
+parser) writes its own complaints to the C stderr; they are caught, never shown: what the check
+above does not see and urdfdom rejects becomes a :class:`UrdfError` with urdfdom's first reason.
+
 Bundled URDFs (``urdf/`` in the source tree, ``share/fric/urdf`` when installed):
 ``planar_2link`` (paper 004, Sec. 6.2) and ``arm7`` (a 7-DOF arm); see :func:`bundled_urdf`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import sys
+import tempfile
+import threading
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar
+from xml.etree.ElementTree import Element, TreeBuilder
+from xml.parsers import expat
 
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf"]
+__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf", "check_urdf"]
 
 _LWA = pin.LOCAL_WORLD_ALIGNED
 
@@ -68,6 +81,206 @@ def bundled_urdf(name: str) -> Path:
                     f"{', '.join(str(c.parent) for c in candidates[:2])})")
 
 
+# -- checking the URDF before Pinocchio (urdfdom) reads it ------------------------------------
+
+_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+_T = TypeVar("_T")
+
+
+def _parse_with_lines(data: bytes | str, where: str) -> tuple[Element, dict[int, int]]:
+    """The XML tree and ``{id(element): line}``; UrdfError naming the line of a syntax error."""
+    builder, lines = TreeBuilder(), {}
+    parser = expat.ParserCreate()
+
+    def start(tag: str, attrib: dict[str, str]) -> None:
+        lines[id(builder.start(tag, attrib))] = parser.CurrentLineNumber
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = builder.end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as e:
+        raise UrdfError(f"urdf: {where}:{e.lineno}: not well-formed XML: "
+                        f"{expat.ErrorString(e.code)} (column {e.offset + 1})") from None
+    return builder.close(), lines
+
+
+def _numbers_problem(text: str | None, count: int) -> str | None:
+    """Why ``text`` is not ``count`` numbers separated by spaces (None when it is)."""
+    if text is None:
+        return None
+    parts = text.split()
+    if len(parts) != count:
+        return f"{text!r} is not {count} number{'s' if count > 1 else ''}"
+    for x in parts:
+        try:
+            float(x)
+        except ValueError:
+            return f"{x!r} is not a number"
+    return None
+
+
+def check_urdf(data: bytes | str, where: str) -> None:
+    """Raise :class:`UrdfError` for the URDF mistakes urdfdom reports only on the C stderr.
+
+    Checks that ``data`` is well-formed XML with a named ``<robot>`` root; that its links and
+    joints are named and unique; that each joint has a known type, a ``<parent link>`` and a
+    ``<child link>`` naming existing links; that revolute and prismatic joints have a ``<limit>``
+    with ``effort`` and ``velocity``; that limits, origins, axes, masses and inertias hold
+    numbers; and that exactly one link has no parent.
+
+    Parameters
+    ----------
+    data : bytes or str
+        The URDF text.
+    where : str
+        How the message names the text: a file path, or e.g. ``"the URDF text"``.
+
+    Returns
+    -------
+    None
+        When the URDF passes.
+
+    Raises
+    ------
+    UrdfError
+        One line: ``urdf: <where>:<line>: <element> <what is wrong>``.
+    """
+    root, lines = _parse_with_lines(data, where)
+
+    def fail(el: Element, what: str) -> None:
+        raise UrdfError(f"urdf: {where}:{lines.get(id(el), 1)}: {what}")
+
+    if root.tag != "robot":
+        fail(root, f"the root element is <{root.tag}>, a URDF's is <robot name=\"...\">")
+    if not root.get("name"):
+        fail(root, "<robot> has no name attribute")
+
+    def numbers(el: Element | None, owner: str, attrs: Sequence[tuple[str, int]]) -> None:
+        for attr, count in attrs if el is not None else ():
+            problem = _numbers_problem(el.get(attr), count)
+            if problem:
+                fail(el, f"{owner}: <{el.tag} {attr}>: {problem}")
+
+    links: dict[str, Element] = {}
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            fail(link, "a <link> has no name attribute")
+        if name in links:
+            fail(link, f"link {name!r} is defined twice (first at line "
+                       f"{lines.get(id(links[name]))})")
+        links[name] = link
+        for inertial in link.findall("inertial"):
+            owner = f"link {name!r}"
+            numbers(inertial.find("origin"), owner, (("xyz", 3), ("rpy", 3)))
+            mass, inertia = inertial.find("mass"), inertial.find("inertia")
+            if mass is None or mass.get("value") is None:
+                fail(inertial, f"{owner}: <inertial> has no <mass value=\"...\">")
+            numbers(mass, owner, (("value", 1),))
+            if inertia is None:
+                fail(inertial, f"{owner}: <inertial> has no <inertia ixx ixy ixz iyy iyz izz>")
+            missing = [a for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+                       if inertia.get(a) is None]
+            if missing:
+                fail(inertia, f"{owner}: <inertia> has no {', '.join(missing)}")
+            numbers(inertia, owner, [(a, 1) for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")])
+    if not links:
+        fail(root, "<robot> has no <link>")
+
+    joints: dict[str, Element] = {}
+    children: dict[str, str] = {}
+    for joint in root.findall("joint"):
+        name, kind = joint.get("name"), joint.get("type")
+        if not name:
+            fail(joint, "a <joint> has no name attribute")
+        if name in joints:
+            fail(joint, f"joint {name!r} is defined twice (first at line "
+                        f"{lines.get(id(joints[name]))})")
+        joints[name] = joint
+        owner = f"joint {name!r}"
+        if kind not in _JOINT_TYPES:
+            fail(joint, f"{owner}: type {kind!r} is not one of {', '.join(_JOINT_TYPES)}")
+        owner = f"joint {name!r} ({kind})"
+        for end in ("parent", "child"):
+            el = joint.find(end)
+            if el is None or not el.get("link"):
+                fail(el if el is not None else joint, f"{owner} has no <{end} link=\"...\">")
+            if el.get("link") not in links:
+                fail(el, f"{owner}: {end} link {el.get('link')!r} is not a <link> of the robot")
+        child = joint.find("child").get("link")
+        if child in children:
+            fail(joint, f"{owner}: link {child!r} is already the child of joint "
+                        f"{children[child]!r} (a link has one parent joint)")
+        children[child] = name
+        numbers(joint.find("origin"), owner, (("xyz", 3), ("rpy", 3)))
+        numbers(joint.find("axis"), owner, (("xyz", 3),))
+        limit = joint.find("limit")
+        if limit is None and kind in ("revolute", "prismatic"):
+            hint = " (or type continuous for a joint without stops)" if kind == "revolute" else ""
+            fail(joint, f"{owner} has no <limit>: a {kind} joint needs <limit lower=\"...\" "
+                        f"upper=\"...\" effort=\"...\" velocity=\"...\"/>{hint}")
+        if limit is not None:
+            missing = [a for a in ("effort", "velocity") if limit.get(a) is None]
+            if missing:
+                fail(limit, f"{owner}: <limit> has no {' and '.join(missing)} attribute")
+            numbers(limit, owner, [(a, 1) for a in ("lower", "upper", "effort", "velocity")])
+    roots = [n for n in links if n not in children]
+    if len(roots) != 1:
+        fail(root, f"the links without a parent joint are {roots}; a URDF tree has one root "
+                   "link (every other link is the child of a joint)")
+
+
+_URDFDOM_LOCK = threading.Lock()
+_URDFDOM_AT = re.compile(r"^\s+at line \d+ in \S+$")
+
+
+@contextlib.contextmanager
+def _c_stderr_captured() -> Iterator[list[str]]:
+    """Redirect the C stderr (fd 2) into a file while the block runs; yields a list that holds
+    the captured text afterwards."""
+    box: list[str] = []
+    sys.stderr.flush()
+    with _URDFDOM_LOCK, tempfile.TemporaryFile() as tmp:
+        saved = os.dup(2)
+        try:
+            os.dup2(tmp.fileno(), 2)
+            yield box
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            box.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _urdfdom_call(build: Callable[[], _T], where: str) -> _T:
+    """``build()`` (a Pinocchio URDF reader) with urdfdom's stderr kept from the user: its first
+    error, or Pinocchio's exception, becomes one :class:`UrdfError` line naming ``where``; other
+    text written to stderr meanwhile is passed on."""
+    error = None
+    with _c_stderr_captured() as box:
+        try:
+            result = build()
+        except Exception as e:  # Pinocchio raises ValueError/RuntimeError with a summary
+            error = str(e).strip() or type(e).__name__
+    reasons, other = [], []
+    for ln in box[0].splitlines():
+        if ln.startswith("Error:"):
+            reasons.append(ln[len("Error:"):].strip())
+        elif ln.startswith("Warning:") or _URDFDOM_AT.match(ln) or not ln.strip():
+            continue
+        else:
+            other.append(ln)
+    if other:
+        print("\n".join(other), file=sys.stderr)
+    if reasons:  # urdfdom's first complaint is the specific one; it may also drop an element
+        raise UrdfError(f"urdf: {where}: {reasons[0]}")
+    if error is not None:
+        raise UrdfError(f"urdf: {where}: {error}")
+    return result
+
+
 def _kind(joint) -> str:
     """'revolute', 'continuous', 'prismatic' or the Pinocchio type name when unsupported."""
     short = joint.shortname()
@@ -97,18 +310,19 @@ class UrdfDynamics:
             if not path.is_file() and not str(urdf).endswith(".urdf") and os.sep not in str(urdf):
                 path = bundled_urdf(str(urdf))
             if not path.is_file():
-                raise UrdfError(f"urdf: no such file: {str(urdf)!r}")
+                where = "" if path.is_absolute() else f" (relative to {os.getcwd()})"
+                raise UrdfError(f"urdf: no such file: {str(urdf)!r}{where}")
             self.source = str(path)
             try:
-                model = pin.buildModelFromUrdf(str(path))
-            except Exception as e:  # Pinocchio raises ValueError/RuntimeError with the reason
-                raise UrdfError(f"urdf: cannot read {path}: {e}") from None
+                data = path.read_bytes()
+            except OSError as e:
+                raise UrdfError(f"urdf: cannot read {path}: {e.strerror}") from None
+            check_urdf(data, str(path))
+            model = _urdfdom_call(lambda: pin.buildModelFromUrdf(str(path)), str(path))
         else:
             self.source = "<xml>"
-            try:
-                model = pin.buildModelFromXML(_xml)
-            except Exception as e:
-                raise UrdfError(f"urdf: cannot parse the URDF text: {e}") from None
+            check_urdf(_xml, "the URDF text")
+            model = _urdfdom_call(lambda: pin.buildModelFromXML(_xml), "the URDF text")
         g = np.asarray(gravity, dtype=float)
         if g.shape != (3,) or not np.all(np.isfinite(g)):
             raise ValueError(f"gravity: expected 3 finite numbers [m/s²], got {gravity!r}")

@@ -231,7 +231,7 @@ def test_urdf_errors_are_clear(tmp_path):
         UrdfDynamics(tmp_path / "missing.urdf")
     bad = tmp_path / "bad.urdf"
     bad.write_text("<robot name='x'><link name='a'></robot>")
-    with pytest.raises(UrdfError, match="cannot read"):
+    with pytest.raises(UrdfError, match="bad.urdf:1: not well-formed XML"):
         UrdfDynamics(bad)
     text = bundled_urdf("planar_2link").read_text().replace('type="revolute"', 'type="floating"',
                                                               1)
