@@ -174,9 +174,9 @@ class TransmissionSim(FricNode):
             over = np.abs(tau) > lim
             self._clipped += 1
             self._clipped_period += 1
-            self._clipped_last = ", ".join(
-                f"{j} {t:.6g} N m to {np.copysign(e, t):g}"
-                for j, t, e in zip(self.joint_names, tau[over], lim[over]))
+            self._clipped_last = ", ".join(  # the clipped joints only, each with its name
+                f"{self.joint_names[i]} {tau[i]:.6g} N m to {np.copysign(lim[i], tau[i]):g}"
+                for i in np.flatnonzero(over))
             self.get_logger().warning(f"effort command beyond the URDF effort limit, clipped: "
                                       f"{self._clipped_last}", throttle_duration_sec=1.0)
             np.clip(tau, -lim, lim, out=self._tau)

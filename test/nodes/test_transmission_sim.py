@@ -323,3 +323,29 @@ def test_arm_rviz_config_shows_the_sim_markers_in_its_marker_frame():
         params["transmission_sim"]["ros__parameters"]["marker_frame"]
     launch = (share / "launch" / "arm_transmission.launch.xml").read_text()
     assert "config/arm.rviz" in launch
+
+
+class _Log:
+    """Records the warnings a node logs (the throttle argument ignored)."""
+
+    def __init__(self):
+        self.warnings = []
+
+    def warning(self, msg, **_):
+        self.warnings.append(msg)
+
+    def info(self, msg, **_):
+        pass
+
+
+def test_clip_warning_names_the_clipped_joint_of_three(make):
+    # arm7's joint_a1..a3: effort limits 320, 320, 176 N m; only joint_a3's command is beyond
+    node = make(urdf="arm7", joint_names=["joint_a1", "joint_a2", "joint_a3"],
+                rotor_inertia=[1.0])
+    log = _Log()
+    node.get_logger = lambda: log
+    node._on_command(Float64MultiArray(data=[10.0, -20.0, -200.0]))
+    assert log.warnings == ["effort command beyond the URDF effort limit, clipped: "
+                            "joint_a3 -200 N m to -176"]
+    assert list(node._tau) == [10.0, -20.0, -176.0]
+    assert _diag(node)[2]["effort commands clipped"] == "1"
