@@ -1,5 +1,22 @@
-"""``fric_recorder``: records a haptic run to a ROS 2 bag as it goes, then writes a summary, plots
-and ``run.npz`` from the bag.
+"""``fric_recorder``: records a haptic run (``kind: haptic``, the default) or an arm's joint states
+(``kind: arm``) to a ROS 2 bag as it goes, then writes a summary (and for a haptic run plots and
+``run.npz``) from the bag.
+
+Arm recordings (``kind: arm``): every joint of ``joint_states_topic`` (e.g. a ros2_control arm's
+``/joint_states`` from ``joint_state_broadcaster``) and, unless set to ``""``, ``effort_topic``
+(an effort forward_command_controller's commands), into ``out_dir/run_bag`` (MCAP), the bag
+``fric identify BAG --urdf URDF`` reads. ``joint_name``, ``command_index``, ``plots`` and the
+haptic analysis parameters do not apply; ``position_topic``, ``wrench_topic`` and
+``hand_force_topic`` are not recorded (a start-up warning names one set to a non-default
+topic). At the end it writes ``summary.json`` and prints what was recorded: the joints, the
+messages, their duration and rate (header stamps), lost states, entries missing for
+identification, the bag's path (:mod:`fric_nodes.tools.arm_run_report`); exit status 1 if no
+joint_states message was recorded. In a venv::
+
+    .venv/bin/fric run fric_recorder --ros-args -p kind:=arm -p out_dir:=arm_rec \
+        -p joint_states_topic:=/joint_states        # until Ctrl-C; or -p duration:=60.0
+
+Haptic runs (``kind: haptic``):
 
 Subscribes (topic names are parameters; an empty name switches a topic off)
 
@@ -68,7 +85,13 @@ __all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
 NODE_NAME = "fric_recorder"
 
 PARAMS = (
-    ParamSpec("joint_name", "stage_joint", "the joint to record from joint_states", read_only=True),
+    ParamSpec("kind", "haptic", "what is recorded and summarised: haptic (the stage's joint "
+              "joint_name, the commands, wrench and hand force; the haptic run's summary, plots "
+              "and run.npz) or arm (every joint of joint_states_topic and effort_topic; a "
+              "summary of the joints, messages, duration and rate)",
+              choices=("haptic", "arm"), read_only=True),
+    ParamSpec("joint_name", "stage_joint", "haptic: the joint to record from joint_states",
+              read_only=True),
     ParamSpec("command_index", 0, "index of the joint in the renderer's command arrays",
               min=0, read_only=True),
     ParamSpec("duration", 0.0, "wall time to record; 0 = until shutdown", unit="s", min=0.0,
@@ -97,11 +120,16 @@ PARAMS = (
     ParamSpec("hand_t0", 0.0, "header stamp (s) at which hand_script starts; 0 = find it by "
               "aligning the script with the measured force (hand on the tool side)", unit="s",
               read_only=True),
-    ParamSpec("joint_states_topic", names.JOINT_STATES, "", read_only=True),
-    ParamSpec("effort_topic", names.EFFORT_COMMANDS, "", read_only=True),
-    ParamSpec("position_topic", names.POSITION_COMMANDS, "", read_only=True),
-    ParamSpec("wrench_topic", names.WRENCH, "", read_only=True),
-    ParamSpec("hand_force_topic", "/haptic_stage/hand_force", "", read_only=True),
+    ParamSpec("joint_states_topic", names.JOINT_STATES, "sensor_msgs/JointState topic",
+              read_only=True),
+    ParamSpec("effort_topic", names.EFFORT_COMMANDS, "effort commands "
+              "(std_msgs/Float64MultiArray); '' = not recorded", read_only=True),
+    ParamSpec("position_topic", names.POSITION_COMMANDS, "haptic: position commands; '' = not "
+              "recorded", read_only=True),
+    ParamSpec("wrench_topic", names.WRENCH, "haptic: the load cell's WrenchStamped; '' = not "
+              "recorded", read_only=True),
+    ParamSpec("hand_force_topic", "/haptic_stage/hand_force", "haptic: the simulated "
+              "operator's hand force; '' = not recorded", read_only=True),
     ParamSpec("queue_depth", 2000, "subscription queue depth", min=1, read_only=True),
     ParamSpec("drain_period", 0.005, "the queues are drained into the bag this often (the deep "
               "queues hold queue_depth messages per topic in between)", unit="s", min=0.0005,
@@ -115,6 +143,9 @@ PARAMS = (
 
 #: the bag's directory in out_dir (the MCAP file inside it is run_bag/run_bag.mcap)
 BAG_NAME = "run_bag"
+
+#: the topics an arm recording (``kind: arm``) records
+_ARM_TOPICS = ("joint_states_topic", "effort_topic")
 
 #: (parameter, message class, ROS type name, run_report key) of the recorded topics
 _TOPICS = (("joint_states_topic", JointState, "sensor_msgs/msg/JointState", "joint_states"),
@@ -180,8 +211,9 @@ class Recorder(Node):
                 self._queues.append((i, sub.handle, typ))
         self._batch: list[tuple[int, int, bytes]] = []
         self.create_timer(float(p["drain_period"]), known_signature(self.drain))
+        what = ("every joint" if p["kind"] == "arm" else f"joint {p['joint_name']!r}")
         self.get_logger().info(
-            f"recording joint {p['joint_name']!r} from {', '.join(self.topics.values())}"
+            f"recording {what} from {', '.join(self.topics.values())}"
             + (f" for {p['duration']:g} s" if p["duration"] > 0 else " until shutdown")
             + f"; bag {self.bag_path.resolve()}")
 
@@ -202,7 +234,19 @@ class Recorder(Node):
         self._writer = w
         self._conns: list = []
         self.topics: dict[str, str] = {}  # run_report key -> resolved topic name
+        arm = p["kind"] == "arm"
+        if arm and not p["joint_states_topic"]:
+            raise ValueError("joint_states_topic: '' records nothing; an arm recording (kind "
+                             "arm) needs the JointState topic, e.g. /joint_states")
+        defaults = {s.name: s.default for s in PARAMS}
         for key, _, msgtype, rk in _TOPICS:
+            if arm and key not in _ARM_TOPICS:
+                if p[key] and p[key] != defaults[key]:
+                    self.get_logger().warning(
+                        f"{key} {p[key]!r} is not recorded: an arm recording (kind arm) "
+                        f"records {' and '.join(_ARM_TOPICS)}")
+                self._conns.append(None)
+                continue
             if not p[key]:
                 self._conns.append(None)
                 continue
@@ -266,9 +310,9 @@ class Recorder(Node):
 
     def meta(self) -> dict:
         p = self.p
-        meta = {k: p[k] for k in ("joint_name", "command_index", "mode", "virtual_mass",
-                                  "max_effort", "encoder_resolution", "v_slide", "hand_script",
-                                  "hand_location", "hand_t0", "title")}
+        meta = {k: p[k] for k in ("kind", "joint_name", "command_index", "mode",
+                                  "virtual_mass", "max_effort", "encoder_resolution", "v_slide",
+                                  "hand_script", "hand_location", "hand_t0", "title")}
         meta["topics"] = {k: p[k] for k in ("joint_states_topic", "effort_topic",
                                             "position_topic", "wrench_topic",
                                             "hand_force_topic")}
@@ -295,8 +339,11 @@ def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
     out.mkdir(parents=True, exist_ok=True)
     written = [run_report.save_run(out / "run.npz", data)]
     if data.n_states == 0:
-        log(f"{NODE_NAME}: no joint_states with joint {data.meta.get('joint_name')!r} received; "
-            f"wrote the empty record {written[0].resolve()}")
+        seen = data.meta.get("joints_seen")
+        hint = (f" (the joint_states carried {', '.join(seen)}: set joint_name, or kind:=arm "
+                f"for an arm recording)" if seen else "")
+        log(f"{NODE_NAME}: no joint_states with joint {data.meta.get('joint_name')!r} "
+            f"received{hint}; wrote the empty record {written[0].resolve()}")
         return 1, written
     summary = run_report.analyze(data)
     summary.update(extra or {})
@@ -308,6 +355,28 @@ def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
     log(f"{NODE_NAME}: wrote " + ", ".join(str(w.resolve()) for w in written))
     log(run_report.format_summary(summary))
     return 0, written
+
+
+def finish_arm(bag: Path, topic: str, out_dir: str, window: float = 0.0, stopped: str = "",
+               log=print) -> int:
+    """An arm recording's end: read ``bag`` back (:func:`fric_nodes.tools.arm_run_report.
+    summarize_bag`, the last ``window`` s), write ``out_dir/summary.json`` and print the
+    summary. Returns the exit status: 0, or 1 when no joint_states message was recorded or
+    the bag cannot be read."""
+    from .tools import arm_run_report
+
+    try:
+        summary = arm_run_report.summarize_bag(bag, topic, window=window)
+    except ValueError as e:
+        log(f"{NODE_NAME}: cannot read back {bag}: {e}")
+        return 1
+    if stopped:
+        summary["stopped"] = stopped
+    path = Path(out_dir) / "summary.json"
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+    log(arm_run_report.format_summary(summary))
+    log(f"{NODE_NAME}: wrote {path.resolve()}")
+    return 0 if summary["joint_states"] else 1
 
 
 def main(args=None) -> int:
@@ -359,9 +428,14 @@ def main(args=None) -> int:
                 print(f"{NODE_NAME}: {node.write_error}", file=sys.stderr, flush=True)
             out_dir, plots, write_error = node.p["out_dir"], node.p["plots"], node.write_error
             bag, window = node.bag_path, float(node.p["analysis_window"])
+            kind, js_topic = node.p["kind"], node.topics["joint_states"]
             node.destroy_node()
             node = None
             rclpy.try_shutdown()
+            if kind == "arm":
+                status = finish_arm(bag, js_topic, out_dir, window, why)
+                sys.stdout.flush()
+                return 1 if write_error else status
             try:
                 data = run_report.read_bag(bag, window=window)
             except ValueError as e:

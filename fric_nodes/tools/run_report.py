@@ -134,7 +134,8 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
     the memory of the arrays (14 float64 per 1 kHz cycle: 67 MB for 600 s) and the read-back
     time stay bounded however long the run was; ``meta["window"]`` then says what was read.
     Messages without the joint, or commands too short for ``command_index``, are skipped and
-    counted in ``meta["skipped"]``. ``ValueError`` for a path that is not a readable bag."""
+    counted in ``meta["skipped"]``; the joints those messages carried are in
+    ``meta["joints_seen"]``. ``ValueError`` for a path that is not a readable bag."""
     from rosbags.highlevel import AnyReader, AnyReaderError
     from rosbags.typesys import Stores, get_typestore
 
@@ -167,6 +168,7 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
         base_rx = None
         base_stamp = None
         names, ji = None, -1
+        seen: dict[str, None] = {}  # joints of the messages skipped for lacking the joint
         for conn, log_ns, raw in reader.messages(connections=conns, start=start):
             if base_rx is None:
                 base_rx = log_ns
@@ -179,6 +181,8 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
                     ji = names.index(joint) if joint in names else -1
                 if ji < 0 or len(msg.position) <= ji or len(msg.velocity) <= ji:
                     skipped["joint_states_without_joint"] += 1
+                    if ji < 0:
+                        seen.update(dict.fromkeys(names))
                     continue
                 st = msg.header.stamp
                 ns = st.sec * 1_000_000_000 + st.nanosec
@@ -209,6 +213,8 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
         reader.close()
     meta["stamp_base_ns"] = base_stamp
     meta["skipped"] = skipped
+    if seen:
+        meta["joints_seen"] = list(seen)
     meta["bag"] = str(path)
     return RunData({k: np.frombuffer(v, dtype=float) if len(v) else np.zeros(0)
                     for k, v in a.items()}, meta)
