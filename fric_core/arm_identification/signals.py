@@ -81,6 +81,8 @@ import scipy.signal
 __all__ = ["segments", "differentiate", "prepare", "Derivatives", "PreparedData",
            "DerivativeFilter", "derivative_filter", "position_noise_variance",
            "lagged_states", "estimate_effort_lag", "EffortLagEstimate",
+           "estimate_velocity_lag", "VelocityLag", "MAX_VELOCITY_LAG", "VELOCITY_LAG_SAMPLES",
+           "MIN_VELOCITY_CORRELATION",
            "DEFAULT_CUTOFF_HZ", "DEFAULT_ORDER", "GAP_FACTOR", "EDGE_TOLERANCE",
            "DIFFERENCED_SPECTRUM", "MAX_AUTO_LAG_SAMPLES", "LAG_GRID", "LAG_ROWS",
            "LAG_SIGNIFICANCE"]
@@ -463,14 +465,18 @@ class PreparedData:
     ``rows``: (M,) indices of these rows in the input; ``segments``: slices of the M rows, one
     per kept segment (no difference or filter spans two); ``var_v``, ``var_a``: (n,) noise
     variances of ``v`` and ``a``; ``var_source``: the raw noise variance they came from (of q,
-    or of the measured v); ``velocity_source``: ``"derived"`` or ``"measured"``;
+    or of the measured v); ``velocity_source``: ``"derived"``, ``"measured"`` or ``"mixed"``
+    (measured, but derived for the joints whose recorded velocity lags: ``velocity_lag``);
     ``settle_time`` [s]: how long after a velocity reversal the effort's Coulomb step is within
     1 % of its final level — the filter's settle time when the effort was filtered (keep ``dv``
     above |a| × this at reversals), 0 for the raw effort (the default);
     ``effort_filtered``: whether it was;
     ``notes``: what was dropped, in words; ``effort_lag`` [s]: the effort's lag behind the
     states that was undone — ``q``, ``v``, ``a`` are the states at ``t − effort_lag``
-    (:func:`prepare`).
+    (:func:`prepare`); ``velocity_lag``: the measured velocity's lag behind the positions'
+    derivative (:func:`estimate_velocity_lag`; None without a measured velocity);
+    ``warnings``: what the user should hear (a lagging velocity replaced), in words, naming the
+    joint.
     """
 
     t: np.ndarray
@@ -489,6 +495,8 @@ class PreparedData:
     effort_filtered: bool = False
     notes: list = field(default_factory=list)
     effort_lag: float = 0.0
+    velocity_lag: "VelocityLag | None" = None
+    warnings: list = field(default_factory=list)
 
     @property
     def step(self) -> float:
@@ -502,7 +510,8 @@ class PreparedData:
 def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
             order: int = DEFAULT_ORDER, max_gap: float | None = None,
             filter_effort: bool = False, min_rows: int = 1,
-            effort_lag: float = 0.0) -> PreparedData:
+            effort_lag: float = 0.0, check_velocity_lag: bool = True,
+            names=None) -> PreparedData:
     """A whole recording made ready for the fit: segments, filtered columns, edges trimmed.
 
     Parameters
@@ -515,7 +524,10 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
         Joint efforts (torques [N·m]).
     v : (N, n) array_like, optional
         Measured joint velocities; then ``v`` is its low-pass and ``a`` the derivative of that
-        (``var_v``, ``var_a`` from its noise level). None: both derived from ``q``.
+        (``var_v``, ``var_a`` from its noise level). None: both derived from ``q``. A joint
+        whose measured velocity lags the positions' derivative by more than
+        :data:`VELOCITY_LAG_SAMPLES` steps (``check_velocity_lag``) gets the derived ``v`` and
+        ``a`` instead, with a warning.
     cutoff_hz : float or None
         Butterworth cutoff [Hz]; None: :data:`DEFAULT_CUTOFF_HZ`, or a quarter of the sampling
         rate when that is lower (:func:`derivative_filter`).
@@ -534,6 +546,13 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
         low-passed signals, per segment, from the rows the edge trim drops: no row is lost);
         the effort stays the raw sample at ``t``. 0 (default): a measured torque, sampled with
         the state. At most the edge trim's duration either way.
+    check_velocity_lag : bool
+        With a measured ``v``: estimate its lag behind the positions' derivative
+        (:func:`estimate_velocity_lag`) and use the derivative for joints lagging by more than
+        :data:`VELOCITY_LAG_SAMPLES` sampling steps (a drive's velocity filter or a logging
+        delay; in ``warnings``, naming the joint and the lag in ms). Default True.
+    names : sequence of str, optional
+        Joint names of the columns, for the warnings (default ``column j``).
 
     Returns
     -------
@@ -560,17 +579,31 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     e2 = _as_columns("effort", effort, t.size)
     if e2.shape[1] != n:
         raise ValueError(f"effort: {e2.shape[1]} columns, q has {n}")
+    labels = [f"column {j}" for j in range(n)] if names is None else [str(x) for x in names]
+    if len(labels) != n:
+        raise ValueError(f"names: {len(labels)} names for {n} columns")
     measured = v is not None
     cols = {"q": q2}
+    vel_lag, lagged, warnings = None, np.zeros(n, dtype=bool), []
     if measured:
         v2 = _as_columns("v", v, t.size)
         if v2.shape[1] != n:
             raise ValueError(f"v: {v2.shape[1]} columns, q has {n}")
-        cols = {"v": v2, "q": q2}
+        if check_velocity_lag:
+            vel_lag = estimate_velocity_lag(t, q2, v2, cutoff_hz, order, max_gap)
+            lagged = vel_lag.flagged
+            warnings += _velocity_lag_warnings(vel_lag, labels)
+        measured = not lagged.all()
+        if measured:
+            cols = {"v": v2, "q": q2}
     if filter_effort:
         cols["effort"] = e2
     seg = segments(t, max_gap)
     out, filters = _filter_segments(t, cols, seg, cutoff_hz, order, measured_v=measured)
+    if measured and lagged.any():  # the lagging joints' v, a from their positions
+        sub, _ = _filter_segments(t, {"q": q2[:, lagged]}, seg, cutoff_hz, order,
+                                  measured_v=False)
+        out["v"][:, lagged], out["a"][:, lagged] = sub["v"], sub["a"]
     if not filter_effort:
         out["effort"] = e2
     if effort_lag != 0.0:
@@ -581,17 +614,20 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     notes = []
     differenced = np.zeros(n, dtype=bool)
     if measured:
-        differenced = _differenced_noise(v2, out["v"], seg, filters)
-        if differenced.any():
+        differenced = _differenced_noise(v2, out["v"], seg, filters) & ~lagged
+        from_q = differenced | lagged
+        if from_q.any():
             # v = Δq/dt: its noise is the positions' noise differenced, so it propagates like
-            # a velocity derived from q (the white-noise level of v would overstate it ~20×)
+            # a velocity derived from q (the white-noise level of v would overstate it ~20×);
+            # a lagging joint's v is derived from q
             gq_v, gq_a = _noise_gains(seg, filters, measured_v=False)
             q_noise = position_noise_variance(t, q2, seg)
-            var_v = np.where(differenced, q_noise * gq_v, var_v)
-            var_a = np.where(differenced, q_noise * gq_a, var_a)
-            var_src = np.where(differenced, q_noise, var_src)
-            names = ", ".join(str(j) for j in np.flatnonzero(differenced))
-            notes.append(f"measured velocity of column(s) {names} is a difference of the "
+            var_v = np.where(from_q, q_noise * gq_v, var_v)
+            var_a = np.where(from_q, q_noise * gq_a, var_a)
+            var_src = np.where(from_q, q_noise, var_src)
+        if differenced.any():
+            which = ", ".join(labels[j] for j in np.flatnonzero(differenced))
+            notes.append(f"measured velocity of {which} is a difference of the "
                          f"positions (its noise has no power at low frequency): its noise "
                          f"variances propagated from the positions' noise")
     if len(seg) > 1:
@@ -629,11 +665,12 @@ def prepare(t, q, effort, v=None, cutoff_hz: float | None = None,
     return PreparedData(t=t[rows], q=out["q"][rows], v=out["v"][rows], a=out["a"][rows],
                         effort=out["effort"][rows], rows=rows, segments=new_seg,
                         var_v=var_v, var_a=var_a, var_source=var_src,
-                        velocity_source="measured" if measured else "derived",
+                        velocity_source=("derived" if not measured else
+                                         "mixed" if lagged.any() else "measured"),
                         cutoff_hz=next(f.cutoff_hz for f in filters if f is not None),
                         settle_time=settle,
                         effort_filtered=bool(filter_effort), notes=notes,
-                        effort_lag=effort_lag)
+                        effort_lag=effort_lag, velocity_lag=vel_lag, warnings=warnings)
 
 
 def _lag_states(t, out, seg, filters, lag: float) -> None:
@@ -914,3 +951,188 @@ def _vertex(x, rss, count):
     vertex = float(np.clip(-c1 / (2.0 * c2), x[mid - 1], x[mid + 1]))
     sigma2 = max(float(np.min(rss)), 0.0) / max(count, 1)
     return vertex, math.sqrt(sigma2 / c2)
+
+
+def _velocity_lag_warnings(est: "VelocityLag", labels) -> list:
+    """One line per joint whose measured velocity :func:`prepare` replaces."""
+    out = []
+    for j in np.flatnonzero(est.flagged):
+        late = "lags" if est.lag[j] > 0 else "leads"
+        least = "at least " if est.at_limit[j] else ""
+        out.append(f"measured velocity of {labels[j]} {late} the derivative of its positions by "
+                   f"{least}{abs(est.lag[j]) * 1e3:.3g} ms ({abs(est.samples[j]):.3g} samples; a "
+                   f"drive's velocity filter or a logging delay): the positions' derivative is "
+                   f"used for {labels[j]} instead")
+    return out
+
+
+# -- recorded velocity's lag ----------------------------------------------------------------------
+#: Largest lag [s] :func:`estimate_velocity_lag` searches, either way (a drive's velocity filter
+#: or a logging delay is seen at 0.1–0.3 s on real arms; at most a quarter of the longest
+#: segment).
+MAX_VELOCITY_LAG = 0.5
+#: A measured velocity lagging the positions' derivative by more than this many sampling steps
+#: is not used (:func:`prepare`): a backward difference ``Δq/dt`` lags by half a step and is kept.
+VELOCITY_LAG_SAMPLES = 1.0
+#: Below this peak correlation between the measured velocity and the positions' derivative
+#: (both low-passed) the lag is not estimated (NaN): a joint that hardly moves has only noise in
+#: both, and their correlation peaks anywhere.
+MIN_VELOCITY_CORRELATION = 0.5
+
+
+@dataclass(frozen=True)
+class VelocityLag:
+    """Result of :func:`estimate_velocity_lag`, arrays (n,) per joint.
+
+    ``lag`` [s]: how long the measured velocity lags the derivative of the positions (> 0: it
+    comes late; NaN where not estimated: the joint hardly moved, or no segment is long enough);
+    ``correlation``: the peak normalised cross-correlation of the two (1: the same shape);
+    ``gain``: the least-squares factor from the positions' derivative to the measured velocity
+    at that lag (≈ 1; below 1 for a first-order filter at frequencies near its corner);
+    ``at_limit``: the peak is at the end of the searched range (the lag is at least that);
+    ``step`` [s]: the median sampling step; ``max_lag`` [s]: the range searched either way.
+    """
+
+    lag: np.ndarray
+    correlation: np.ndarray
+    gain: np.ndarray
+    at_limit: np.ndarray
+    step: float
+    max_lag: float
+
+    @property
+    def samples(self) -> np.ndarray:
+        """The lag in sampling steps."""
+        return self.lag / self.step
+
+    @property
+    def flagged(self) -> np.ndarray:
+        """Joints whose measured velocity lags (or leads) by more than
+        :data:`VELOCITY_LAG_SAMPLES` steps."""
+        return np.nan_to_num(np.abs(self.samples), nan=0.0) > VELOCITY_LAG_SAMPLES
+
+
+def estimate_velocity_lag(t, q, v, cutoff_hz: float | None = None, order: int = DEFAULT_ORDER,
+                          max_gap: float | None = None,
+                          max_lag: float = MAX_VELOCITY_LAG) -> VelocityLag:
+    """How long a recorded velocity lags the derivative of the recorded positions, per joint.
+
+    A drive's velocity estimate is often low-passed (a first-order filter of time constant T
+    delays the motion's band by ≈ T) or logged late; identification relates the effort at t to
+    the velocity at t, so a lag turns inertia and friction into each other. Both signals go
+    through the same zero-phase low-pass (:func:`derivative_filter`; the positions then through
+    the central difference), which leaves their relative timing untouched, and the lag is the
+    least-squares one: τ maximising the normalised cross-correlation
+    ``ρ(τ) = Σ v_m(t) ḋ(t − τ) / √(Σ v_m² Σ ḋ(t − τ)²)`` over the same rows ``t`` at every τ
+    (equivalently, minimising ``Σ (v_m(t) − g·ḋ(t − τ))²`` over the gain g and τ), ḋ the
+    positions' derivative. Sub-sample resolution: the vertex of the parabola through the peak
+    sample and its two neighbours (ρ is smooth there: both signals are low-passed far below
+    the sampling rate). Noise averages out in the sums over the record (its correlation is
+    confined to ~1/cutoff), and the low-pass removes what is above the cutoff. Segments
+    (:func:`segments`) are filtered alone and their sums added; stamps jittering inside a segment
+    are interpolated onto a uniform grid first (as in :func:`prepare`).
+
+    Parameters
+    ----------
+    t : (N,) array_like
+        Sample times [s].
+    q : (N,) or (N, n) array_like
+        Positions [rad or m].
+    v : (N,) or (N, n) array_like
+        The recorded velocities [rad/s or m/s], same shape as ``q``.
+    cutoff_hz : float or None
+        Low-pass cutoff [Hz] (:func:`derivative_filter`; None: its default).
+    order : int
+        Butterworth order of each pass.
+    max_gap : float, optional
+        Longest step inside a segment [s] (:func:`segments`).
+    max_lag : float
+        Largest lag searched either way [s] (:data:`MAX_VELOCITY_LAG`), cut to a quarter of the
+        longest segment.
+
+    Returns
+    -------
+    VelocityLag
+        Per joint: the lag [s] (NaN where not estimated), peak correlation, gain, whether the
+        peak is at the range's end; the step and the range searched.
+
+    Raises
+    ------
+    ValueError
+        Naming ``t``, ``q``, ``v`` or ``max_lag`` (bad shape, NaN, a non-positive range).
+    """
+    t = _as_time(t)
+    q2 = _as_columns("q", q, t.size)
+    v2 = _as_columns("v", v, t.size)
+    if v2.shape != q2.shape:
+        raise ValueError(f"v: shape {v2.shape}, q has {q2.shape}")
+    if not (isinstance(max_lag, (int, float, np.integer, np.floating)) and math.isfinite(max_lag)
+            and max_lag > 0.0):
+        raise ValueError(f"max_lag: expected a positive lag [s], got {max_lag!r}")
+    n = q2.shape[1]
+    step = _median_step(t)
+    seg = segments(t, max_gap)
+    longest = max(float(t[s][-1] - t[s][0]) if s.stop - s.start > 1 else 0.0 for s in seg)
+    max_lag = min(float(max_lag), 0.25 * longest)
+    L = int(math.floor(max_lag / step))
+    nan = np.full(n, np.nan)
+    if L < 2:
+        return VelocityLag(lag=nan, correlation=nan.copy(), gain=nan.copy(),
+                           at_limit=np.zeros(n, dtype=bool), step=step, max_lag=max_lag)
+    lags = step * np.arange(-L, L + 1)
+    s_mv = np.zeros((lags.size, n))
+    s_vv = np.zeros((lags.size, n))
+    s_mm = np.zeros(n)
+    used = False
+    for s in seg:
+        ts = t[s]
+        if ts.size < 2:
+            continue
+        dt, grid = _uniform(ts)
+        k = int(math.ceil(max_lag / dt)) + 1  # lags of this segment's grid that cover ±max_lag
+        m = ts.size if grid is None else grid.size
+        filt = derivative_filter(dt, cutoff_hz, order)
+        if m < max(filt.min_length, 4 * k + 1):
+            continue
+        qd = filt.first(filt.lowpass(_on_grid(ts, grid, q2[s])))[filt.edge:m - filt.edge]
+        vm = filt.lowpass(_on_grid(ts, grid, v2[s]))[filt.edge:m - filt.edge]
+        m2 = vm.shape[0]
+        if m2 < 4 * k + 1:
+            continue
+        used = True
+        own = dt * np.arange(-k, k + 1)
+        core = vm[k:m2 - k]  # the same rows at every lag
+        c2 = np.vstack([np.zeros((1, n)), np.cumsum(qd ** 2, axis=0)])
+        s_mm += np.sum(core ** 2, axis=0)
+        for j in range(n):
+            # c[i] = Σ_r qd[r + i] · core[r] = Σ_row vm[row] qd[row − lag], lag = (k − i) steps
+            c = scipy.signal.correlate(qd[:, j], core[:, j], mode="valid")[::-1]
+            lo = k - np.arange(-k, k + 1)  # first qd row of each lag's window
+            e = c2[lo + core.shape[0], j] - c2[lo, j]
+            s_mv[:, j] += np.interp(lags, own, c)
+            s_vv[:, j] += np.interp(lags, own, e)
+    if not used:
+        return VelocityLag(lag=nan, correlation=nan.copy(), gain=nan.copy(),
+                           at_limit=np.zeros(n, dtype=bool), step=step, max_lag=max_lag)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = s_mv / np.sqrt(s_vv * s_mm)
+    lag, peak, gain = nan.copy(), nan.copy(), nan.copy()
+    at_limit = np.zeros(n, dtype=bool)
+    for j in range(n):
+        r = rho[:, j]
+        if not np.any(np.isfinite(r)):
+            continue
+        i = int(np.nanargmax(r))
+        peak[j] = r[i]
+        gain[j] = s_mv[i, j] / s_vv[i, j]
+        if not r[i] >= MIN_VELOCITY_CORRELATION:
+            continue
+        if i in (0, r.size - 1):
+            lag[j], at_limit[j] = lags[i], True
+            continue
+        y0, y1, y2 = r[i - 1], r[i], r[i + 1]
+        curv = y0 - 2.0 * y1 + y2
+        frac = 0.5 * (y0 - y2) / curv if curv < 0.0 else 0.0
+        lag[j] = lags[i] + float(np.clip(frac, -0.5, 0.5)) * step
+    return VelocityLag(lag=lag, correlation=peak, gain=gain, at_limit=at_limit, step=step,
+                       max_lag=max_lag)

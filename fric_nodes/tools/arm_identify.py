@@ -9,8 +9,10 @@ The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses
    K = motor constant × reduction, :func:`parse_effort_scale`) before anything else;
 2. check the joints against the URDF (every identified joint must be one of its movable joints);
 3. segments and derivatives (:func:`fric_core.arm_identification.signals.prepare`: zero-phase
-   filtering, velocity and acceleration from the positions when the recording lacks them, the
-   noise variances for the errors-in-variables estimator);
+   filtering, velocity and acceleration from the positions when the recording lacks them — or
+   when its velocity of a joint lags the positions' derivative by more than a sample (a drive's
+   filter, a logging delay: a warning names the joint and the lag in ms) —, the noise variances
+   for the errors-in-variables estimator);
 4. hold out the last part of the recording (:data:`HOLDOUT_FRACTION` of the rows, whole segments
    where the gaps allow) — the fit never sees it;
 4b. the effort's lag behind the states (``effort_lag``, ``--effort-lag``): given in seconds, or
@@ -375,7 +377,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
 
     def prepared(lag: float):
         try:
-            return prepare(t, q, effort, v=v_meas, min_rows=MIN_SAMPLES, effort_lag=lag)
+            return prepare(t, q, effort, v=v_meas, min_rows=MIN_SAMPLES, effort_lag=lag,
+                           names=dyn.joint_names)
         except ValueError as e:
             msg = str(e)
             if msg.startswith("effort_lag:"):
@@ -385,7 +388,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
 
     prep = prepared(0.0 if effort_lag == "auto" else effort_lag)
     M = len(prep)
-    warnings += [s for s in prep.notes if "dropped" in s]
+    warnings += [s for s in prep.notes if "dropped" in s] + list(prep.warnings)
     k = _holdout_split(M, prep.segments, holdout)
     if k < MIN_SAMPLES:
         raise ArmIdentifyError(f"{src}: recording too short: {k} samples left for the fit after "
