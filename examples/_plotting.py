@@ -35,42 +35,91 @@ def parse_args(argv, description: str, quick: bool = False) -> argparse.Namespac
     return args
 
 
+def _fill_in(polys, step_px: float):
+    """The polylines ``polys`` (display pixels) with their segments filled in every ``step_px``
+    (so a line crossing a box without a vertex inside still hits it); non-finite vertices
+    (NaN gaps) are dropped, and the polyline is broken there."""
+    out = []
+    for poly in polys:
+        poly = np.asarray(poly, float).reshape(-1, 2)
+        ok = np.all(np.isfinite(poly), axis=1)
+        # split at the gaps: a NaN breaks a line, the pieces are drawn separately
+        for piece in np.split(poly, np.flatnonzero(~ok)):
+            p = piece[np.all(np.isfinite(piece), axis=1)]
+            if len(p) < 2:
+                out.append(p)
+                continue
+            seg = np.diff(p, axis=0)
+            n = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step_px)).astype(int)
+            frac = np.concatenate([np.arange(k) / k for k in n])
+            start = np.repeat(p[:-1], n, axis=0)
+            out.append(np.vstack([start + np.repeat(seg, n, axis=0) * frac[:, None], p[-1:]]))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def _filled(polys, facecolors) -> list:
+    """The closed polygons of ``polys`` when the face is painted (some alpha), else none."""
+    alpha = np.asarray(facecolors, float).reshape(-1, 4)[:, 3] if len(facecolors) else []
+    if not np.any(np.asarray(alpha) > 0):
+        return []
+    return [np.asarray(q, float) for q in polys if len(q) >= 3]
+
+
 def _display_points(artist, step_px: float = 2.0):
-    """The points an artist draws, in display pixels, its segments filled in every
-    ``step_px`` (so a line crossing a box without a vertex inside still hits it)."""
-    from matplotlib.collections import PathCollection
+    """``(points, pad, areas)``: the points an artist draws, in display pixels, its segments
+    filled in every ``step_px``; half the width of what is drawn there in pixels (half the line
+    width, the marker's radius): a legend that comes within ``pad`` of a point covers part of
+    it; and the polygons it fills (a patch's or a collection's face; display pixels). A Line2D
+    drawn with markers only counts its vertices, not the empty segments between them;
+    collections (scatter points, fill_between, vlines, violins, error bars) count too."""
+    from matplotlib.collections import Collection, PathCollection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
+    none = (np.zeros((0, 2)), 0.0, [])
+    fig = artist.get_figure()
+    px = (fig.dpi if fig is not None else 72.0) / 72.0      # pixels per point
     if isinstance(artist, Line2D):
-        polys = [artist.get_transform().transform(np.asarray(artist.get_xydata(), float))]
-    elif isinstance(artist, Patch):
-        polys = [np.asarray(p) for p in artist.get_path().to_polygons(artist.get_transform())]
-    elif isinstance(artist, PathCollection):
-        off = artist.get_offsets()
-        return artist.get_offset_transform().transform(np.asarray(off, float)) if len(off) \
-            else np.zeros((0, 2))
-    else:
-        return np.zeros((0, 2))
-    out = []
-    for p in polys:
-        p = p[np.all(np.isfinite(p), axis=1)]
-        if len(p) < 2:
-            out.append(p)
-            continue
-        seg = np.diff(p, axis=0)
-        n = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step_px)).astype(int)
-        frac = np.concatenate([np.arange(k) / k for k in n])
-        start = np.repeat(p[:-1], n, axis=0)
-        out.append(np.vstack([start + np.repeat(seg, n, axis=0) * frac[:, None], p[-1:]]))
-    return np.vstack(out) if out else np.zeros((0, 2))
+        xy = artist.get_transform().transform(np.asarray(artist.get_xydata(), float))
+        line = artist.get_linestyle() not in ("None", "none", " ", "") \
+            and artist.get_linewidth() > 0
+        marker = artist.get_marker() not in (None, "None", "none", " ", "") \
+            and artist.get_markersize() > 0
+        pad = max(artist.get_linewidth() / 2 if line else 0.0,
+                  artist.get_markersize() / 2 if marker else 0.0) * px
+        if line:
+            return _fill_in([xy], step_px), pad, []
+        return (xy[np.all(np.isfinite(xy), axis=1)], pad, []) if marker else none
+    if isinstance(artist, Patch):
+        polys = artist.get_path().to_polygons(artist.get_transform())
+        face = [artist.get_facecolor()] if artist.get_fill() else []
+        return _fill_in(polys, step_px), artist.get_linewidth() / 2 * px, _filled(polys, face)
+    if isinstance(artist, PathCollection):
+        off = np.asarray(artist.get_offsets(), float)
+        if not len(off):
+            return none
+        sizes = artist.get_sizes()                          # marker areas [points²]
+        pad = float(np.sqrt(np.max(sizes)) / 2 * px) if len(sizes) else 0.0
+        return artist.get_offset_transform().transform(off), pad, []
+    if isinstance(artist, Collection):
+        trans = artist.get_transform()
+        polys = [q for path in artist.get_paths()
+                 for q in path.to_polygons(trans, closed_only=False)]
+        lws = artist.get_linewidths()
+        pad = float(np.max(lws)) / 2 * px if len(lws) else 0.0
+        return _fill_in(polys, step_px), pad, _filled(polys, artist.get_facecolors())
+    return none
 
 
 def layout_problems(fig, tol_px: float = 1.0) -> list[str]:
     """What makes ``fig`` hard to read, as drawn (Agg): an axes with data but no x or y label
     (unless its tick labels are hidden, as for shared axes), data drawn outside its axes
     (clipped: a curve running off the panel), a legend covering data of any axes. Data are the
-    axes' lines (including axvline/axhline), patches and scatter points; grid lines and the
-    legend's own handles are not. Returns one message per problem (empty: none)."""
+    axes' lines (including axvline/axhline and a box drawn as a line), patches (their edges,
+    e.g. a boxplot's boxes, and their painted faces) and collections (scatter points,
+    fill_between, vlines, violins), each as wide as it is drawn (a legend over half a thick
+    line covers it); a line drawn with markers only is its markers. Grid lines and the legend's
+    own handles are not data. Returns one message per problem (empty: none)."""
+    from matplotlib.path import Path as MplPath
     fig.canvas.draw()
     problems = []
     data = []
@@ -80,9 +129,9 @@ def layout_problems(fig, tol_px: float = 1.0) -> list[str]:
         if not artists:
             continue                                   # e.g. a colour bar or an empty panel
         name = ax.get_title() or f"axes {i}"
-        pts = [_display_points(a) for a in artists]
-        allp = np.vstack(pts) if pts else np.zeros((0, 2))
-        data.append((name, allp))
+        drawn = [_display_points(a) for a in artists]
+        allp = np.vstack([p for p, _, _ in drawn]) if drawn else np.zeros((0, 2))
+        data.append((name, drawn))
         for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
             ticks = getattr(ax, f"get_{axis}ticklabels")()
             shown = any(t.get_visible() and t.get_text() for t in ticks)
@@ -110,12 +159,19 @@ def layout_problems(fig, tol_px: float = 1.0) -> list[str]:
         if lg is None or not lg.get_visible():
             continue
         lb = lg.get_window_extent()
-        for name, allp in data:
-            inside = ((allp[:, 0] > lb.x0) & (allp[:, 0] < lb.x1)
-                      & (allp[:, 1] > lb.y0) & (allp[:, 1] < lb.y1))
-            if inside.any():
-                problems.append(f"legend of {owner} covers data of {name} "
-                                f"({int(inside.sum())} points)")
+        # the legend's area, sampled: a filled band or box under it is covered even when none
+        # of its edges pass under the legend
+        gx, gy = np.meshgrid(np.linspace(lb.x0, lb.x1, 7)[1:-1],
+                             np.linspace(lb.y0, lb.y1, 5)[1:-1])
+        grid = np.column_stack([gx.ravel(), gy.ravel()])
+        for name, drawn in data:
+            n = 0
+            for pts, pad, areas in drawn:
+                n += int(np.sum((pts[:, 0] > lb.x0 - pad) & (pts[:, 0] < lb.x1 + pad)
+                                & (pts[:, 1] > lb.y0 - pad) & (pts[:, 1] < lb.y1 + pad)))
+                n += sum(int(MplPath(q).contains_points(grid).sum()) for q in areas)
+            if n:
+                problems.append(f"legend of {owner} covers data of {name} ({n} points)")
     return problems
 
 

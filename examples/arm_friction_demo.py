@@ -153,12 +153,13 @@ def plot_laws(identified, true, path: Path) -> Path:
     return path
 
 
-def plot_tracking(off, on, path: Path) -> Path:
-    """Tracking error per joint without and with compensation (the tracker's result files)."""
+def tracking_figure(off, on):
+    """The figure of :func:`plot_tracking` (pyplot; the caller closes it). Each joint's legend
+    is beside its panel: inside, it hid the end of the uncompensated error."""
     import matplotlib.pyplot as plt
 
     names = [str(j) for j in off["joints"]]
-    fig, axes = plt.subplots(len(names), 1, figsize=(9, 1.8 * len(names) + 1), sharex=True,
+    fig, axes = plt.subplots(len(names), 1, figsize=(11, 1.8 * len(names) + 1), sharex=True,
                              squeeze=False)
     for i, (ax, name) in enumerate(zip(axes[:, 0], names)):
         for data, label, style in ((off, "without compensation", "C3-"),
@@ -167,10 +168,18 @@ def plot_tracking(off, on, path: Path) -> Path:
             ax.plot(data["t"], err, style, lw=1,
                     label=f"{label} (RMS {data['rms'][i] * 1e3:.2f} mrad)")
         ax.set_ylabel(f"{name}\nerror [mrad]")
-        ax.legend(loc="upper right", fontsize=7)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     axes[-1, 0].set_xlabel("time [s] (state stamps, from the first state)")
     fig.suptitle("tracking error q_d − q along the task")
     fig.tight_layout()
+    return fig
+
+
+def plot_tracking(off, on, path: Path) -> Path:
+    """Tracking error per joint without and with compensation (the tracker's result files)."""
+    import matplotlib.pyplot as plt
+
+    fig = tracking_figure(off, on)
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path

@@ -156,7 +156,8 @@ def _kinetic_lines(ax, fit: FrictionFit, v: np.ndarray, style: dict, label: str)
 
 
 def force_velocity_figure(rec: Recording, title: str = ""):
-    """Raw force against velocity (paper 003 Figs. 6–8 (a)); returns the Figure.
+    """Raw force against velocity (paper 003 Figs. 6–8 (a)), the samples as dots on a thin line
+    that breaks at the gaps of the stamps (lost samples are not bridged); returns the Figure.
 
     Parameters
     ----------
@@ -171,11 +172,14 @@ def force_velocity_figure(rec: Recording, title: str = ""):
         The figure, on an Agg canvas.
     """
     fig, ax = _figure()
-    ax.plot(rec.v, rec.force, lw=0.5, marker=".", ms=1.5, **_DATA)
+    _, v, force = _with_gaps(rec, rec.v, rec.force)   # no line across lost samples
+    ax.plot(v, force, lw=0.5, marker=".", ms=1.5, **_DATA)
     ax.set_xlabel("velocity v [m/s]")
     ax.set_ylabel("measured force F [N]")
     head = f"{title}\n" if title else ""
-    ax.set_title(f"{head}raw force against velocity ({len(rec)} samples)", fontsize=10)
+    n_gaps = int(rec.breaks().sum())
+    gaps = f"; line broken at {n_gaps} gap{'s' * (n_gaps > 1)} in the stamps" if n_gaps else ""
+    ax.set_title(f"{head}raw force against velocity ({len(rec)} samples{gaps})", fontsize=10)
     ax.axhline(0.0, color="0.7", lw=0.6, zorder=0)
     ax.axvline(0.0, color="0.7", lw=0.6, zorder=0)
     return fig
@@ -186,8 +190,8 @@ def mass_adjusted_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, Frict
     """``F − m a`` against velocity with every fit's kinetic lines and box of Δv, Dn, Dp.
 
     The mass is the EIV one when there is one (paper 003 Figs. 6–8 (b)), each fit in its
-    :data:`STYLES` (OLS dashed over the translucent EIV band: both visible where they coincide);
-    returns the Figure.
+    :data:`STYLES` (OLS dashed over the translucent EIV band: both visible where they coincide),
+    the legend under the axes (off the data and the box); returns the Figure.
 
     Parameters
     ----------
@@ -222,7 +226,9 @@ def mass_adjusted_figure(rec: Recording, a: np.ndarray, fits: Mapping[str, Frict
     ax.set_ylabel("mass-adjusted force F − m a [N]")
     head = f"{title}\n" if title else ""
     ax.set_title(f"{head}force adjusted for mass, fitted model (paper 003 eq. 1)", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    # under the axes: inside, it covered the data and the top edge of the Δv/Dp box
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8,
+               frameon=False)
     return fig
 
 

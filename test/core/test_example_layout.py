@@ -76,3 +76,69 @@ def test_savefig_records_the_check(tmp_path):
     _plotting.savefig(_figure(legend="outside"), tmp_path, "good.png", chk)
     assert [ok for _, ok, _ in chk.results] == [False, True]
     assert (tmp_path / "bad.png").is_file() and (tmp_path / "good.png").is_file()
+
+
+# -- issue 22, item 10: what the check missed or over-reported ------------------------------------
+def _axes():
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    return fig, ax
+
+
+def _legend_bottom(fig, ax):
+    """The legend's lower edge, in data units of ``ax`` (after a draw)."""
+    fig.canvas.draw()
+    lb = ax.get_legend().get_window_extent()
+    return float(ax.transData.inverted().transform((lb.x0, lb.y0))[1])
+
+
+def test_a_legend_over_half_a_thick_line_is_flagged():
+    # the mass-adjusted figure's Δv/Dp box: its top edge, a thick line just under the legend's
+    # lower edge, half hidden by the legend's frame (the line's centre is outside the legend)
+    fig, ax = _axes()
+    ax.plot([0.0, 1.0], [0.1, 0.1], lw=1.0, label="a thin line far below")
+    ax.legend(loc="upper left")
+    y0 = _legend_bottom(fig, ax)
+    px = 1.0 / ax.bbox.height                                   # one pixel, in data units
+    (edge,) = ax.plot([0.02, 0.3], [y0 - 2 * px] * 2, lw=8.0)   # 4 px half width
+    p = layout_problems(fig)
+    assert any(m.startswith("legend of") for m in p), p
+    edge.set_linewidth(1.0)                                     # now clear of the legend
+    assert layout_problems(fig) == []
+
+
+def test_markers_only_are_their_markers_not_the_segments_between_them():
+    # scattered samples drawn as a marker-only line: an empty region between two samples is
+    # free for the legend (the old check filled the segments in and flagged it) ...
+    fig, ax = _axes()
+    ax.plot([0.05, 0.95], [0.9, 0.9], lw=0.0, marker=".", ms=3, label="two samples")
+    ax.legend(loc="upper center")
+    assert layout_problems(fig) == []
+    # ... and a sample under the legend is data under the legend
+    ax.plot([0.5], [0.95], lw=0.0, marker="o", label="one sample under it")
+    ax.legend(loc="upper center")
+    assert any(m.startswith("legend of") for m in layout_problems(fig))
+
+
+@pytest.mark.parametrize("kind", ["fill_between", "vlines", "violin", "errorbar", "rectangle"])
+def test_collections_and_patch_edges_under_a_legend_are_flagged(kind):
+    fig, ax = _axes()
+    if kind == "fill_between":
+        ax.fill_between([0.0, 1.0], [0.45, 0.45], [0.55, 0.55], label="band")
+    elif kind == "vlines":
+        ax.vlines([0.5], 0.05, 0.95, label="marks")
+    elif kind == "violin":
+        rng = np.random.default_rng(0)
+        ax.violinplot([rng.normal(0.5, 0.05, 200)], positions=[0.5], widths=0.6)
+        ax.plot([], [], label="violin")
+    elif kind == "errorbar":
+        ax.errorbar([0.5], [0.5], yerr=[0.4], fmt="none", label="error bar")
+    else:   # a patch whose edge crosses the legend with no vertex inside it
+        from matplotlib.patches import Rectangle
+        ax.add_patch(Rectangle((0.2, 0.49), 0.6, 0.02, fill=False, label="box"))
+    ax.legend(loc="center")
+    p = layout_problems(fig)
+    assert any(m.startswith("legend of") for m in p), (kind, p)

@@ -49,3 +49,74 @@ def test_holdout_legend_says_what_the_gaps_are(gap):
     assert any("(1 gap in the stamps" in s for s in texts) == gap, texts
     assert all(ax.get_legend() is None for ax in fig.axes)
     assert not [p for p in layout_problems(fig) if p.startswith("legend")]
+
+
+# -- identification/force_velocity.png, mass_adjusted.png (fric_core.haptics.report) -------------
+@pytest.fixture(scope="module")
+def brass_with_gaps():
+    """The simulated stage with brass through paper 003's excitation, 5 runs of 30 samples lost."""
+    from fric_core.haptics.identification import excitation
+    from fric_core.haptics.recording import Recording
+    from fric_core.haptics.stage import HapticStageSim
+
+    ex = excitation(warmup=2.0)
+    st = HapticStageSim(sample="brass", seed=5)
+    rs = [r for r, keep in zip((st.step(position_setpoint=float(x)) for x in ex.x), ex.record)
+          if keep]
+    keep = np.ones(len(rs), bool)
+    for start in (150, 500, 900, 1300, 1700):
+        keep[start:start + 30] = False
+    col = {k: np.array([getattr(r, k) for r in rs])[keep]
+           for k in ("t", "position", "velocity", "force", "acceleration")}
+    rec = Recording(col["t"], col["position"], col["velocity"], col["force"],
+                    a=col["acceleration"], joint="stage_joint")
+    return rec, {"ols": rec.fit("ols"), "eiv": rec.fit("eiv")}
+
+
+def test_force_velocity_line_breaks_at_the_gaps_of_the_stamps(brass_with_gaps):
+    from fric_core.haptics.report import force_velocity_figure
+
+    rec, _ = brass_with_gaps
+    assert rec.breaks().sum() == 5
+    (ax,) = force_velocity_figure(rec).axes
+    line = next(ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2)
+    x, y = (np.asarray(d, float) for d in (line.get_xdata(), line.get_ydata()))
+    # every sample drawn, once, in order, and a NaN (a break in the line) at each gap only
+    finite = np.isfinite(x)
+    np.testing.assert_array_equal(x[finite], rec.v)
+    np.testing.assert_array_equal(y[finite], rec.force)
+    assert (~finite).sum() == 5
+    before_nan = np.flatnonzero(~finite) - np.arange(5) - 1      # rows just before each break
+    np.testing.assert_array_equal(before_nan, np.flatnonzero(rec.breaks()))
+    assert "line broken at 5 gaps in the stamps" in ax.get_title()
+
+
+def test_mass_adjusted_legend_is_off_the_data_and_the_box(brass_with_gaps):
+    from fric_core.haptics.report import mass_adjusted_figure
+
+    rec, fits = brass_with_gaps
+    fig = mass_adjusted_figure(rec, rec.acceleration(), fits, "brass")
+    # the legend used to sit in the axes' upper left, over the data and the box's top edge
+    assert layout_problems(fig) == []
+    (lg,) = fig.legends
+    texts = [t.get_text() for t in lg.get_texts()]
+    assert len(texts) == 3 and texts[1].startswith("OLS: kinetic friction, box Δv")
+
+
+# -- arm/tracking.png (examples/arm_friction_demo.py) ----------------------------------------------
+def test_tracking_legends_leave_the_errors_visible():
+    from arm_friction_demo import tracking_figure
+
+    t = np.linspace(0.0, 14.0, 1400)
+    # the demo's shape: the uncompensated error of joint2 high again over the last 3.5 s
+    err_off = np.column_stack([4e-3 * np.sign(np.sin(t / 2.5)),
+                               8e-3 * np.where(t > 10.5, 1.0, np.sign(np.sin(t / 2.0)))])
+    res = {name: {"joints": np.array(["joint1", "joint2"]), "t": t, "q_d": np.zeros((t.size, 2)),
+                  "q": -err * scale, "rms": np.sqrt(np.mean((err * scale) ** 2, axis=0))}
+           for name, err, scale in (("off", err_off, 1.0), ("on", err_off, 0.1))}
+    fig = tracking_figure(res["off"], res["on"])
+    assert layout_problems(fig) == []
+    for ax in fig.axes:          # both curves named in each panel's legend, with their RMS
+        texts = [tx.get_text() for tx in ax.get_legend().get_texts()]
+        assert texts[0].startswith("without compensation (RMS ")
+        assert texts[1].startswith("with friction_compensator (RMS ")
