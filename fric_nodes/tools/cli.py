@@ -5,6 +5,8 @@
                                                     run (CSV or rosbag2; docs/identification.md)
     fric identify RECORDING --urdf URDF --out DIR   an arm's joint friction (arm_identify.py)
     fric excite --urdf URDF --out DIR [options]     an excitation trajectory for that
+    fric play EXCITATION [--topic T]                publish it as one JointTrajectory
+                                                    (cli_play.py)
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric lifecycle nodes|get|list|set [NODE [TR]]  a managed node's state (cli_lifecycle.py)
@@ -21,7 +23,7 @@ import argparse
 import os
 import sys
 
-from fric_nodes.tools import cli_lifecycle, cli_ros, launch_runner
+from fric_nodes.tools import cli_lifecycle, cli_play, cli_ros, launch_runner
 from fric_nodes.tools.user_errors import out_dir_problem
 
 
@@ -406,9 +408,11 @@ def _excite(ns: argparse.Namespace) -> int:
     for name, path in files.items():
         print(f"{name}: {path}")
     if size > MAX_ARG_BYTES:
-        print(f"fric excite: warning: {files['excitation_trajectory.yaml']} is {size} bytes, "
-              f"more than the shell passes as one argument ({MAX_ARG_BYTES}); play the bag "
-              "instead (ros2 bag play)", file=sys.stderr)
+        yaml_file = files["excitation_trajectory.yaml"]
+        print(f"fric excite: warning: {yaml_file} is {size} bytes, more than the shell passes "
+              f"as one argument ({MAX_ARG_BYTES}) to `ros2 topic pub`; send it with `fric play "
+              f"{yaml_file}` (or `ros2 bag play {files.get('excitation_bag', 'excitation_bag')}`"
+              " in a ROS 2 install)", file=sys.stderr)
     return 0
 
 
@@ -421,9 +425,11 @@ def _add_excite(subparsers: argparse._SubParsersAction) -> None:
                     "number of the identification design) and write it to DIR as CSV "
                     "(excitation.csv, for trajectory_tracker), as a trajectory_msgs/"
                     "JointTrajectory for a joint_trajectory_controller (excitation_trajectory."
-                    "yaml for `ros2 topic pub --once`, and excitation_bag/ for `ros2 bag "
-                    "play`). Record joint_states while it runs, then `fric identify BAG --urdf "
-                    "URDF --out DIR`. Exit status: 0 done, 2 bad input (one line naming it).")
+                    "yaml: `fric play` sends it, or `ros2 topic pub --once` for a small one; "
+                    "excitation_bag/ for `ros2 bag play`). Record joint_states while it runs "
+                    "(`fric run fric_recorder --ros-args -p kind:=arm -p out_dir:=REC`), then "
+                    "`fric identify REC/run_bag --urdf URDF --out DIR`. Exit status: 0 done, 2 "
+                    "bad input (one line naming it).")
     p.add_argument("--urdf", required=True, metavar="URDF",
                    help="the arm's URDF (a file, or a bundled name: planar_2link, arm7)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (created)")
@@ -467,6 +473,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_excite(subparsers)
     cli_ros.add_subcommands(subparsers)
     cli_lifecycle.add_subcommand(subparsers)
+    cli_play.add_subcommand(subparsers)
     return parser
 
 
