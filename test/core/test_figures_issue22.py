@@ -120,3 +120,36 @@ def test_tracking_legends_leave_the_errors_visible():
         texts = [tx.get_text() for tx in ax.get_legend().get_texts()]
         assert texts[0].startswith("without compensation (RMS ")
         assert texts[1].startswith("with friction_compensator (RMS ")
+
+
+# -- planar_velocity_profile_boxplot.png (examples/planar_velocity_profile.py) ------------------
+def test_boxplot_shows_errors_outside_a_box_of_zero_height():
+    from planar_velocity_profile import boxplot_figure, normalized_errors
+
+    from fric_core.planar.profiles import normalized_rmse
+
+    rng = np.random.default_rng(3)
+    n = 400
+    results = {}
+    for name in ("circle", "gradient line"):
+        dist = rng.normal(0.0, 1.0, (n, 3))
+        red = dist + rng.normal(0.0, 0.003, (n, 3))
+        ell = dist.copy()
+        ell[rng.choice(n, 20, replace=False)] += 0.3      # exact on 95 % of the samples
+        results[name] = dict(dist=dist, red=red, ell=ell)
+    fig = boxplot_figure(results)
+    assert layout_problems(fig) == []
+    for k, ax in enumerate(fig.axes):
+        for j, name in enumerate(results):
+            err = normalized_errors(results[name], "ell")[k]
+            q1, q3 = np.percentile(err, [25, 75])
+            assert q1 == q3 == 0.0                         # the box has zero height
+            # what is drawn at the ellipsoid's position reaches its largest error
+            x_ell = 3.0 * j + 1.0
+            ys = [np.asarray(ln.get_ydata(), float)[np.isclose(ln.get_xdata(), x_ell)]
+                  for ln in ax.get_lines() if len(ln.get_xdata())]
+            ys = np.concatenate(ys)
+            assert np.nanmax(np.abs(ys)) == pytest.approx(np.max(np.abs(err)))
+            # and the RMSE the other figures report is marked there
+            rmse = normalized_rmse(results[name]["dist"], results[name]["ell"])[k]
+            assert np.any(np.isclose(ys, rmse)) and rmse > 0.01
