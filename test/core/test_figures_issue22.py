@@ -153,3 +153,39 @@ def test_boxplot_shows_errors_outside_a_box_of_zero_height():
             # and the RMSE the other figures report is marked there
             rmse = normalized_rmse(results[name]["dist"], results[name]["ell"])[k]
             assert np.any(np.isclose(ys, rmse)) and rmse > 0.01
+
+
+# -- planar_in_hand_hertz.png (examples/planar_in_hand.py) ----------------------------------------
+def _blue_pixels(fig) -> int:
+    """Pixels inside the axes drawn in (light) tab:blue: blue well above red."""
+    fig.canvas.draw()
+    img = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(int)
+    h = img.shape[0]
+    n = 0
+    for ax in fig.axes:
+        x0, y0, x1, y1 = (int(round(c)) for c in ax.bbox.extents)
+        sub = img[h - y1:h - y0, x0:x1]
+        n += int(np.sum(sub[..., 2] - sub[..., 0] > 60))
+    return n
+
+
+def test_hertz_coinciding_curves_both_show_and_the_legend_says_so():
+    from planar_in_hand import hertz_figure
+
+    t = np.linspace(0.0, 2.0, 2001)
+    x = np.column_stack([np.zeros_like(t), -0.01 * t, -0.1 * t])
+    f = np.column_stack([np.zeros_like(t)] * 2 + [2e-3 * np.sin(6 * t)])
+    # the two laws giving the same motion: k=2fN, drawn after k=2, lies exactly on it
+    res = {(k, name): dict(t=t, x=x + (0.0 if name == "distributed" else 3e-4), f=f)
+           for k in ("k=2", "k=2fN") for name in ("distributed", "reduced")}
+    fig = hertz_figure(res)
+    # k=2 (blue) still shows beside the red: on average a 1 px strip along each of the
+    # 3 panels x 2 models over ~780 px of axes width (measured ~7000; hidden, as it was: 0)
+    assert _blue_pixels(fig) > 3 * 2 * 780
+    title = fig.axes[0].get_legend().get_title().get_text()
+    assert "coincide" in title and "k=2 is the" in title
+    assert layout_problems(fig) == []
+    plt.close(fig)
+    # --quick runs k=2 alone: nothing to say, a plain line
+    fig = hertz_figure({key: r for key, r in res.items() if key[0] == "k=2"})
+    assert fig.axes[0].get_legend().get_title().get_text() == ""
