@@ -75,7 +75,9 @@ import numpy as np
 
 from ..transmission.urdf_dynamics import UrdfDynamics
 from .normal_equations import MODE_PASSES  # noqa: F401  (documented constant, importable here)
-from .normal_equations import _accumulate, _gauss_newton, _Problem, _solve
+from ..joint_friction import curve_knots
+from .admissible import bounded_solution, covariance
+from .normal_equations import _accumulate, _gauss_newton, _Problem, _solve, block_scores
 from .regressor import BaseParameters
 from .result import MIN_SPEED_SPAN  # noqa: F401  (documented constant, importable here)
 from .result import REL_STD_WARN, ArmFrictionFit, _result
@@ -88,6 +90,8 @@ COND_WARN = 1e3
 COND_LIMIT = 1e7
 #: Fewer rows than this on one side of the band (or in one gear mode) draw a warning.
 MIN_SIDE_ROWS = 100
+#: Knots beyond 0 per side of the curve law (quantiles of the recorded speeds).
+CURVE_KNOTS = 5
 
 
 # -- input checks ----------------------------------------------------------------------------------
@@ -139,7 +143,8 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                      dv: float = 0.01, base: Optional[BaseParameters] = None,
                      law: str = "asymmetric", armature=True, noise=None,
                      chunk: int = 4096, eiv_samples: int = 2000,
-                     max_iter: int = 50) -> ArmFrictionFit:
+                     max_iter: int = 50, knots=None, admissible: bool = True,
+                     blocks: int = 16) -> ArmFrictionFit:
     """Fit every joint's friction (paper 003 eqs. (5)/(6); gear law of paper 004).
 
     Parameters
@@ -161,8 +166,10 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     base : BaseParameters, optional
         A precomputed base set (default: :func:`~.regressor.base_parameters` of the model, with
         the rotor inertias for ``law="asymmetric"`` and ``armature=True``).
-    law : {"asymmetric", "gear"}
+    law : {"asymmetric", "curve", "gear"}
         The friction law (``--model`` of ``fric identify``); see the module docstring.
+        ``"curve"``: the monotone piecewise-linear law of :mod:`fric_core.joint_friction`,
+        linear in its levels at the knots (:func:`~.regressor.curve_columns`).
     armature : bool or (n,) array_like
         Rotor inertias: True fits them, False leaves them out, an array gives known values
         [kg·m²].
@@ -175,6 +182,16 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         At most this many samples (evenly spaced) for EIV's noise moments.
     max_iter : int
         Gauss–Newton iterations (``law="gear"`` with ``dynamics="identify"``).
+    knots : sequence of (v_pos, v_neg), optional
+        ``law="curve"``: per joint, the knot speeds of each side (magnitudes from 0, the same
+        count everywhere); default :data:`CURVE_KNOTS` quantiles of each side's recorded speeds
+        (:func:`fric_core.joint_friction.curve_knots`).
+    admissible : bool
+        Solve within the physical ranges (:mod:`.admissible`; default); False: the plain
+        least-squares solution, whatever its values.
+    blocks : int
+        At least this many blocks of consecutive samples for the time-correlation-robust
+        covariance (:func:`.admissible.covariance`): chunks are made short enough.
 
     Returns
     -------
@@ -196,8 +213,8 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         raise ValueError(f"dynamics: expected 'identify' or 'urdf', got {dynamics!r}")
     if method not in ("ols", "eiv"):
         raise ValueError(f"method: expected 'ols' or 'eiv', got {method!r}")
-    if law not in ("asymmetric", "gear"):
-        raise ValueError(f"law: expected 'asymmetric' or 'gear', got {law!r}")
+    if law not in ("asymmetric", "curve", "gear"):
+        raise ValueError(f"law: expected 'asymmetric', 'curve' or 'gear', got {law!r}")
     if not (np.isfinite(dv) and dv >= 0.0):
         raise ValueError(f"dv: expected a finite Δv >= 0 [rad/s], got {dv!r}")
     for name_, val_ in (("chunk", chunk), ("eiv_samples", eiv_samples), ("max_iter", max_iter)):
@@ -225,12 +242,28 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             if cnt < MIN_SIDE_ROWS:
                 warnings.append(f"joint {name}: only {cnt} samples with {side} (one direction "
                                 f"barely excited; fewer than {MIN_SIDE_ROWS})")
-    prob = _Problem(dyn, law, dynamics, armature, base, dv)
+    if law == "curve":
+        if knots is None:
+            knots = [(curve_knots(v[v[:, j] > dv, j], CURVE_KNOTS),
+                      curve_knots(-v[v[:, j] < -dv, j], CURVE_KNOTS)) for j in range(n)]
+            K = min(min(len(a_), len(b_)) for a_, b_ in knots)
+            knots = [(a_[:K], b_[:K]) for a_, b_ in knots]
+        knots = [(np.asarray(a_, dtype=float), np.asarray(b_, dtype=float)) for a_, b_ in knots]
+        if len(knots) != n or any(a_.size != knots[0][0].size or b_.size != a_.size or
+                                  a_.size < 2 or a_[0] != 0 or np.any(np.diff(a_) <= 0) or
+                                  b_[0] != 0 or np.any(np.diff(b_) <= 0) for a_, b_ in knots):
+            raise ValueError(f"knots: expected {n} pairs (v_pos, v_neg) of increasing speeds "
+                             "from 0, the same count everywhere")
+    else:
+        knots = None
+    prob = _Problem(dyn, law, dynamics, armature, base, dv, knots)
     p = prob.p
     free = np.array([i for i in range(p) if i not in prob.fixed])
     if N * n <= p:
         raise ValueError(f"q: {N * n} rows for {p} parameters; record longer")
     iterative = law == "gear" and dynamics == "identify"
+    if not iterative:  # enough blocks of consecutive samples for the robust covariance
+        chunk = max(64, min(int(chunk), int(np.ceil(N / max(int(blocks), 1)))))
     # features per chunk; kept only when the fit must pass over the data more than once
     starts = range(0, N, int(chunk))
 
@@ -331,21 +364,39 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         A, bv, c, m = prob.accumulate(feats, theta)
         S = moments(theta) if method == "eiv" else None
     else:
-        A, bv, c, m = _accumulate(prob, chunks(), theta)
+        blist: list = []
+        A, bv, c, m = _accumulate(prob, chunks(), theta, blist)
         S = moments(theta)
         for _ in range(2):  # unweighted, then weighted by each joint's residual variance
             x, cond, Hinv, H, Hc = step(A, bv, S, w2, theta)
             if x is None:
                 break
             rss = c - 2 * np.einsum("ja,a->j", bv, x) + np.einsum("a,jab,b->j", x, A, x)
-            w2 = 1.0 / np.maximum(rss / np.maximum(m - p * m / m.sum(), 1), 1e-300)
+            # a joint fitted exactly (rss ≈ 0: every row in its band, or noise-free data) keeps
+            # the largest weight of the others (1/0 would make the weighted design singular)
+            sig2 = rss / np.maximum(m - p * m / m.sum(), 1)
+            floor = 1e-12 * max(float(np.max(sig2)), 1e-300)
+            w2 = 1.0 / np.maximum(sig2, floor)
         if x is None:
             raise ValueError("q: the regressor is rank deficient; the trajectory does not "
                              "excite every parameter")
         x, cond, Hinv, H, Hc = step(A, bv, S, w2, theta)
+        if x is None:
+            raise ValueError("q: the regressor is rank deficient once each joint's rows are "
+                             "weighted by its residual variance (joints whose efforts differ by "
+                             "orders of magnitude, e.g. a prismatic joint in N beside revolute "
+                             "joints in N·m, and a parameter barely excited)")
+        gw = np.einsum("j,ja->a", w2, bv)
+        if S is not None:
+            gw = gw - np.einsum("j,ja->a", w2, S[:, :p, p])
+        adm = bounded_solution(Hc, gw, theta, x, prob) if admissible else None
+        if adm is not None:
+            x = adm.x
         # the linear problem: move A's residual statistics to the solution
         c = c - 2 * np.einsum("ja,a->j", bv, x) + np.einsum("a,jab,b->j", x, A, x)
         bv = bv - np.einsum("jab,b->ja", A, x)
+        scores = block_scores(blist, x, w2)
+        counts = np.array([b_[2] for b_ in blist], dtype=float)
         theta = theta + x
         if S is not None:  # S's response column at the solution: ∂r = ∂y − ∂J·θ
             S = S.copy()
@@ -355,6 +406,9 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             S[:, :p, p] = col
             S[:, p, :p] = col
             S[:, p, p] = corner
+            if scores is not None:  # EIV's estimating equation: the corrected scores
+                scores = scores + np.outer(counts / counts.sum(),
+                                           np.einsum("j,ja->a", w2, S[:, :p, p]))
     if not cond < COND_LIMIT:
         raise ValueError(f"q: the regressor is rank deficient (condition number {cond:.3g} > "
                          f"{COND_LIMIT:.0g}); the trajectory does not excite every parameter")
@@ -366,30 +420,40 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     n_rows = int(m.sum())
     dof = n_rows - len(free)
     s2 = float(np.sum(w2 * rss)) / dof
+    extra = None
     if method == "eiv":
         Sw = np.einsum("j,jab->ab", w2, S)
         Sar = Sw[:p, p]
-        Saa = Sw[:p, :p]
+        extra = Sw[:p, :p] * s2 + np.outer(Sar, Sar) / n_rows
+    if iterative:
         cov = Hinv * s2
-        F = free
-        cov = cov + Hinv @ (Saa[np.ix_(F, F)] * s2 + np.outer(Sar[F], Sar[F]) / n_rows) @ Hinv
+        if extra is not None:
+            cov = cov + Hinv @ extra[np.ix_(free, free)] @ Hinv
+        cov_full = np.zeros((p, p))
+        cov_full[np.ix_(free, free)] = cov
+        adm = None
     else:
-        cov = Hinv * s2
-    cov_full = np.zeros((p, p))
-    cov_full[np.ix_(free, free)] = cov
+        Hw = np.einsum("j,jab->ab", w2, A)
+        Hc = Hw - np.einsum("j,jab->ab", w2, S)[:p, :p] if S is not None else Hw
+        cov_full = covariance(Hc, adm, free, s2, extra, scores, counts)
     std = np.sqrt(np.maximum(np.diag(cov_full), 0.0))
     if prob.gear:  # each joint's rows in each gear mode, at the estimate
-        counts = np.zeros((n, 2), dtype=int)
+        mode_rows = np.zeros((n, 2), dtype=int)
         for f in (feats if iterative else chunks()):
             d, b, _ = prob.modes(f, theta)
-            counts[:, 0] += np.sum(d & f["keep"], axis=0)
-            counts[:, 1] += np.sum(b & f["keep"], axis=0)
+            mode_rows[:, 0] += np.sum(d & f["keep"], axis=0)
+            mode_rows[:, 1] += np.sum(b & f["keep"], axis=0)
         for j, name in enumerate(names):
-            for cnt, what in zip(counts[j], ("the motor drives the load (eta_f)",
+            for cnt, what in zip(mode_rows[j], ("the motor drives the load (eta_f)",
                                              "the load back-drives the motor (eta_b)")):
                 if cnt < MIN_SIDE_ROWS:
                     warnings.append(f"joint {name}: only {cnt} samples where {what}; fewer "
                                     f"than {MIN_SIDE_ROWS}")
     prob.free = set(int(i) for i in free)
+    if adm is not None and adm.active:  # a value at its bound: its unconstrained std
+        sd_free = np.sqrt(np.maximum(np.diag(covariance(Hc, None, free, s2, extra, scores,
+                                                        counts)), 0.0))
+        for i in adm.active:
+            std[i] = max(std[i], sd_free[i])
     return _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
-                   warnings, nz, v)
+                   warnings, nz, v, adm)

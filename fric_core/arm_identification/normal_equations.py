@@ -24,7 +24,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..transmission.urdf_dynamics import UrdfDynamics
-from .regressor import base_parameters, friction_columns, rigid_body_regressor, separable_armature
+from .regressor import (base_parameters, curve_columns, curve_slopes, friction_columns,
+                        rigid_body_regressor, separable_armature)
 
 #: Most re-evaluations of the rows' gear modes in a Gauss–Newton run of the gear fit.
 MODE_PASSES = 6
@@ -34,10 +35,16 @@ MODE_PASSES = 6
 class _Problem:
     """Parameter layout, chunk features, rows J, residual r and their noise gradients."""
 
-    def __init__(self, dyn, law, dynamics, armature, base, dv):
+    def __init__(self, dyn, law, dynamics, armature, base, dv, knots=None):
         self.dyn, self.law, self.dynamics, self.dv = dyn, law, dynamics, dv
         n = dyn.n
         self.n = n
+        # friction columns per joint: Cp, bp, Cn, bn (asymmetric, gear), or the curve's levels
+        # at its knots, positive side then negative side (law "curve": ``knots`` per joint,
+        # (v_pos, v_neg) magnitudes from 0, the same count on every joint and side)
+        self.knots = knots
+        self.nk = 0 if knots is None else len(knots[0][0])
+        self.nf = 2 * self.nk if law == "curve" else 4
         self.fit_arm = armature is True
         self.known_arm = (np.zeros(n) if armature is True or armature is False
                           else np.asarray(armature, dtype=float))
@@ -66,8 +73,8 @@ class _Problem:
         if self.fit_arm and not self.arm_in_base:
             self.sl_arm = slice(k, k + n)
             k += n
-        self.sl_fric = slice(k, k + 4 * n)
-        k += 4 * n
+        self.sl_fric = slice(k, k + self.nf * n)
+        k += self.nf * n
         self.p = k
         self.mode_z = None
         self.fixed = []  # parameter indices held fixed (the gauge)
@@ -85,8 +92,11 @@ class _Problem:
     def features(self, q, v, a, tau):
         n = self.n
         f = {"v": v, "a": a, "y": tau - self.known_arm * a}
-        F, keep = friction_columns(v, self.dv)
-        f["F"] = F.reshape(-1, n, 4 * n)
+        if self.law == "curve":
+            F, keep = curve_columns(v, self.dv, self.knots)
+        else:
+            F, keep = friction_columns(v, self.dv)
+        f["F"] = F.reshape(-1, n, self.nf * n)
         f["keep"] = keep.reshape(-1, n)
         if self.dynamics == "identify":
             Y = rigid_body_regressor(self.dyn, q, v, a, armature=self.arm_in_base)
@@ -299,18 +309,25 @@ class _Problem:
                 Sc[j] += var_a[i] * (Zj.T @ Zj)
         for j in range(n):
             S[j][np.ix_(cols[j], cols[j])] += Sc[j]
-        # velocity noise: the viscous columns of joint j's own rows
+        # velocity noise: the velocity-linear friction columns of joint j's own rows (the
+        # viscous terms; the curve's hat functions, whose derivative is the segment's slope)
         v = f["v"]
-        th = theta[self.sl_fric].reshape(n, 4)
+        nf = self.nf
+        th = theta[self.sl_fric].reshape(n, nf)
         for j in range(n):
             if var_v[j] == 0:
                 continue
-            pos, neg = v[:, j] > self.dv, v[:, j] < -self.dv
             Z = np.zeros((Ns, p + 1))
-            c = self.sl_fric.start + 4 * j
-            Z[:, c + 1] = pos
-            Z[:, c + 3] = neg
-            Z[:, p] = -(pos * th[j, 1] + neg * th[j, 3])
+            c = self.sl_fric.start + nf * j
+            if self.law == "curve":
+                dF = curve_slopes(v[:, j], self.dv, self.knots[j])
+            else:
+                pos, neg = v[:, j] > self.dv, v[:, j] < -self.dv
+                dF = np.zeros((Ns, 4))
+                dF[:, 1] = pos
+                dF[:, 3] = neg
+            Z[:, c:c + nf] = dF
+            Z[:, p] = -(dF @ th[j])
             Zj = Z[keep[:, j]]
             S[j] += var_v[j] * (Zj.T @ Zj)
         return S
@@ -326,8 +343,13 @@ def _rnea_all(dyn: UrdfDynamics, q, v, a) -> np.ndarray:
     return out
 
 
-def _accumulate(prob, feats, theta):
-    """Per-joint normal equations A_j = JᵀJ, b_j = Jᵀr, c_j = rᵀr, rows n_j over the chunks."""
+def _accumulate(prob, feats, theta, blocks=None):
+    """Per-joint normal equations A_j = JᵀJ, b_j = Jᵀr, c_j = rᵀr, rows n_j over the chunks.
+
+    ``blocks`` (a list, optional): each chunk's own ``(A, b)`` is appended to it (merged into at
+    most :data:`MAX_BLOCKS` consecutive blocks: a long recording's blocks grow longer), for the
+    covariance that accounts for errors correlated in time (:func:`block_scores`).
+    """
     n, p = prob.n, prob.p
     A = np.zeros((n, p, p))
     bv = np.zeros((n, p))
@@ -336,14 +358,47 @@ def _accumulate(prob, feats, theta):
     for f in feats:
         J, r = prob.rows(f, theta)
         keep = f["keep"]
+        Ab = np.zeros((n, p, p)) if blocks is not None else A
+        bb = np.zeros((n, p)) if blocks is not None else bv
         for j in range(n):
             k = keep[:, j]
             Jj, rj = J[k, j], r[k, j]
-            A[j] += Jj.T @ Jj
-            bv[j] += Jj.T @ rj
+            Ab[j] += Jj.T @ Jj
+            bb[j] += Jj.T @ rj
             c[j] += rj @ rj
             m[j] += int(k.sum())
+        if blocks is not None:
+            A += Ab
+            bv += bb
+            blocks.append([Ab, bb, int(keep.shape[0])])
+            if len(blocks) > 2 * MAX_BLOCKS:
+                merged = []
+                for i in range(0, len(blocks), 2):
+                    pair = blocks[i:i + 2]
+                    merged.append([sum(x[0] for x in pair), sum(x[1] for x in pair),
+                                   sum(x[2] for x in pair)])
+                blocks[:] = merged
     return A, bv, c, m
+
+
+#: At most this many (twice this, before a merge) blocks of consecutive samples keep their own
+#: normal equations for :func:`block_scores`.
+MAX_BLOCKS = 32
+
+
+def block_scores(blocks, x, w2) -> np.ndarray:
+    """The scores ``g_b = Σ_j w_j (b_bj − A_bj x)`` of each block at the solution θ₀ + x (rows
+    of the weighted gradient of the cost, summed over a block of consecutive samples), (B, p).
+
+    Their outer products make the middle of the batch-means ("cluster-robust", blocks of
+    consecutive samples as clusters) sandwich covariance ``H⁻¹ (Σ_b g_b g_bᵀ) H⁻¹``: unlike
+    ``σ̂² H⁻¹`` it stays right when the residuals are correlated in time (a real joint's model
+    error follows the motion; a filtered effort's noise is coloured) or their variance changes
+    along the recording, as long as a block is longer than that correlation (Newey & West 1987;
+    the blocks' count enters as ``B/(B − 1)``).
+    """
+    return np.array([np.einsum("j,ja->a", w2, b) - np.einsum("j,jab,b->a", w2, A, x)
+                     for A, b, _ in blocks])
 
 
 def _gauss_newton(prob, feats, all_feats, theta, w2, step, single, max_iter):

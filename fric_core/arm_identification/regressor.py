@@ -27,7 +27,7 @@ import pinocchio as pin
 import scipy.linalg
 
 __all__ = ["BaseParameters", "base_parameters", "rigid_body_regressor", "friction_columns",
-           "separable_armature", "FRICTION_PARAMS"]
+           "separable_armature", "FRICTION_PARAMS", "curve_columns", "curve_slopes"]
 
 #: Friction parameters per joint, in the order of :func:`friction_columns`' columns.
 FRICTION_PARAMS = ("Cp", "bp", "Cn", "bn")
@@ -226,3 +226,70 @@ def friction_columns(v, dv: float):
     cols[:, j, 4 * j + 2] = -neg.astype(float)
     cols[:, j, 4 * j + 3] = np.where(neg, v, 0.0)
     return cols.reshape(N * n, 4 * n), (pos | neg).reshape(N * n)
+
+
+def _hats(x: np.ndarray, knots: np.ndarray):
+    """Hat (piecewise-linear interpolation) basis at speeds ``x`` ≥ 0 over ``knots``, the last
+    segment continued linearly beyond the last knot; (values, derivatives), each (N, K)."""
+    K = knots.size
+    seg = np.clip(np.searchsorted(knots, x, side="right") - 1, 0, K - 2)
+    lo, hi = knots[seg], knots[seg + 1]
+    w = (x - lo) / (hi - lo)
+    rows = np.arange(x.size)
+    val = np.zeros((x.size, K))
+    der = np.zeros((x.size, K))
+    val[rows, seg] = 1.0 - w
+    val[rows, seg + 1] = w
+    der[rows, seg] = -1.0 / (hi - lo)
+    der[rows, seg + 1] = 1.0 / (hi - lo)
+    return val, der
+
+
+def curve_columns(v, dv: float, knots):
+    """Columns of the monotone piecewise-linear law (``law="curve"``) per joint: the friction
+    is linear in its levels at the knots, ``τ_f(v) = Σ_k f⁺_k φ_k(v)`` for v > Δv and
+    ``−Σ_k f⁻_k φ_k(|v|)`` for v < −Δv (φ_k the hat functions over the side's knots, the last
+    segment continued beyond the last knot).
+
+    Parameters
+    ----------
+    v : (N, n) array_like
+        Joint velocities.
+    dv : float
+        Half width Δv of the band left out.
+    knots : sequence of (v_pos, v_neg)
+        Per joint, the knot speeds of each side (magnitudes from 0, K each, the same K).
+
+    Returns
+    -------
+    columns : (N·n, 2K·n) ndarray
+        Joint j's ``f⁺_0 … f⁺_{K−1}, f⁻_0 … f⁻_{K−1}`` in columns ``2Kj …``.
+    keep : (N·n,) bool ndarray
+        False inside the band.
+    """
+    v = np.atleast_2d(np.asarray(v, dtype=float))
+    N, n = v.shape
+    K = len(knots[0][0])
+    cols = np.zeros((N, n, 2 * K * n))
+    pos, neg = v > dv, v < -dv
+    for j in range(n):
+        c = 2 * K * j
+        for side, mask, sign, kn in ((0, pos[:, j], 1.0, knots[j][0]),
+                                     (1, neg[:, j], -1.0, knots[j][1])):
+            idx = np.flatnonzero(mask)
+            val, _ = _hats(np.abs(v[idx, j]), np.asarray(kn, dtype=float))
+            cols[idx, j, c + side * K:c + (side + 1) * K] = sign * val
+    return cols.reshape(N * n, 2 * K * n), (pos | neg).reshape(N * n)
+
+
+def curve_slopes(v, dv: float, knots) -> np.ndarray:
+    """∂/∂v of one joint's :func:`curve_columns` (own columns only), (N, 2K): the hat
+    functions' slopes on the rows outside the band (for the velocity noise of EIV)."""
+    v = np.asarray(v, dtype=float)
+    K = len(knots[0])
+    out = np.zeros((v.size, 2 * K))
+    for side, mask, kn in ((0, v > dv, knots[0]), (1, v < -dv, knots[1])):
+        idx = np.flatnonzero(mask)
+        _, der = _hats(np.abs(v[idx]), np.asarray(kn, dtype=float))
+        out[idx, side * K:(side + 1) * K] = der   # d(−φ(|v|))/dv = φ'(|v|) for v < 0
+    return out

