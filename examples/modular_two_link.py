@@ -118,7 +118,10 @@ def plot(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
     return savefig(fig, out, "modular_two_link.png", chk)
 
 
-def plot_hold(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
+def hold_figure(ki: dict, lu: dict):
+    """The hold phase: I_fricK's angles and massless objects, LuGre's drift. Each curve's label
+    is what it plots (the massless object is θ − e − θ(T_HOLD): offset from θ by the spring's
+    held deflection e, flat)."""
     fig, axes = plt.subplots(2, 1, figsize=(12, 6.5), sharex=True)
     for j, c in ((0, "tab:blue"), (1, "tab:red")):
         s = ki["t"] >= T_HOLD
@@ -126,11 +129,11 @@ def plot_hold(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
         axes[0].plot(ki["t"][s], (ki["theta"][s, j] - ref) * 1e6, color=c, lw=0.6,
                      label=f"joint {j}: θ − θ({T_HOLD} s)")
         axes[0].plot(ki["t"][s], (ki["theta"][s, j] - ki["e"][s, j] - ref) * 1e6, color=c,
-                     lw=1.5, ls="--", label=f"joint {j}: massless object θ − e")
+                     lw=1.5, ls="--", label=f"joint {j}: massless object θ − e − θ({T_HOLD} s)")
         sl = lu["t"] >= T_HOLD
         axes[1].plot(lu["t"][sl], (lu["theta"][sl, j] - lu["theta"][sl, j][0]) * 1e3, color=c,
                      lw=0.8, label=f"joint {j}, LuGre")
-    axes[0].set_ylabel("I_fricK: change [µrad]")
+    axes[0].set_ylabel(f"I_fricK: relative to θ({T_HOLD} s) [µrad]")
     axes[0].set_title("hold phase: I_fricK moves only elastically (±torque/K), no drift",
                       fontsize=10)
     axes[1].set_ylabel("LuGre: change [mrad]")
@@ -140,7 +143,11 @@ def plot_hold(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the data
     fig.tight_layout()
-    return savefig(fig, out, "modular_two_link_hold.png", chk)
+    return fig
+
+
+def plot_hold(ki: dict, lu: dict, pe: dict, out, chk: Checks | None = None):
+    return savefig(hold_figure(ki, lu), out, "modular_two_link_hold.png", chk)
 
 
 def run(out, quick: bool = False) -> Checks:

@@ -189,3 +189,28 @@ def test_hertz_coinciding_curves_both_show_and_the_legend_says_so():
     # --quick runs k=2 alone: nothing to say, a plain line
     fig = hertz_figure({key: r for key, r in res.items() if key[0] == "k=2"})
     assert fig.axes[0].get_legend().get_title().get_text() == ""
+
+
+# -- modular_two_link_hold.png (examples/modular_two_link.py) -------------------------------------
+def test_two_link_hold_labels_say_what_is_plotted():
+    from modular_two_link import T_HOLD, hold_figure
+
+    t = np.arange(4.0, 6.0, 1e-3)
+    theta = np.column_stack([0.3 + 1e-5 * np.sin(100 * t), -0.2 + 2e-5 * np.cos(100 * t)])
+    e = np.column_stack([1e-5 * np.sin(100 * t) - 6e-5, 2e-5 * np.cos(100 * t) + 9e-5])
+    ki = dict(t=t, theta=theta, e=e)
+    lu = dict(t=t, theta=theta + 1e-3 * (t - 4.0)[:, None])
+    fig = hold_figure(ki, lu)
+    hold = t >= T_HOLD
+    checked = 0
+    for line in fig.axes[0].get_lines():
+        label = line.get_label()                 # "joint 1: massless object θ − e − θ(4.7 s)"
+        j = int(label.split(":")[0].removeprefix("joint "))
+        terms = label.split(":")[1].removeprefix(" massless object").strip().split(" − ")
+        values = {"θ": theta[hold, j], "e": e[hold, j], f"θ({T_HOLD} s)": theta[hold, j][0]}
+        assert terms[0] == "θ", label
+        expect = values["θ"] - sum(values[term] for term in terms[1:])
+        np.testing.assert_allclose(np.asarray(line.get_ydata()), expect * 1e6, atol=1e-6,
+                                   err_msg=label)
+        checked += 1
+    assert checked == 4
