@@ -60,6 +60,9 @@ class ParamSpec:
     frame_id: bool = False
     #: the number of elements a list parameter must have (None: any)
     length: int | None = None
+    #: a string naming an input file: a relative value from a parameter file is read relative to
+    #: that file (``fric_nodes.param_paths``; from the command line: the current directory)
+    path: bool = False
 
     @property
     def type(self) -> int:

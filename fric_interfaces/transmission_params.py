@@ -35,7 +35,7 @@ SYNCS = ("realtime", "as_fast_as_possible")
 
 SPECS = (
     ParamSpec("urdf", "planar_2link", "URDF file path, or a bundled name (planar_2link, arm7)",
-              read_only=True),
+              read_only=True, path=True),
     ParamSpec("robot_description", "", "URDF XML text; non-empty wins over urdf",
               read_only=True),
     ParamSpec("joint_names", [], "simulated joints in command order ([] = every movable "
@@ -59,7 +59,7 @@ SPECS = (
     ParamSpec("damping", [0.0], "joint viscosity D", unit="N m s/rad", min=0.0,
               read_only=True),
     ParamSpec("joint_friction", "", "joint_friction.yaml (fric identify's layout) with each "
-              "joint's friction and gear efficiencies; '' = none", read_only=True),
+              "joint's friction and gear efficiencies; '' = none", read_only=True, path=True),
     ParamSpec("gravity", [0.0, 0.0, -9.81], "gravity in the world frame", unit="m/s^2",
               read_only=True),
     ParamSpec("initial_positions", [], "joint positions at start, one per joint in joint_names "

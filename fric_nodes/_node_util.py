@@ -41,10 +41,15 @@ from rclpy.utilities import remove_ros_args
 
 from fric_interfaces.parameters import ParamSpec, check, declare
 
+from .param_paths import resolve_path_param
 from .scheduling import apply_scheduling, process_threads
 from .tools.user_errors import params_files_problem, ros_args_problem
 
 RCLError = _rclpy_impl.RCLError
+
+#: the ``--ros-args`` this process gave ``rclpy.init`` (:func:`init_ros`); what a parameter file
+#: of them sets is resolved against that file (:func:`declare_params`)
+_PROCESS_ROS_ARGS: list[str] = []
 
 __all__ = ["FricNode", "declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
            "Housekeeping", "RejectLog", "InternalErrors", "guarded", "ServiceThread",
@@ -83,6 +88,9 @@ class FricNode(Node):
                             f"{', '.join(missing)}")
 
     def __init__(self, node_name: str | None = None, **kwargs):
+        # where parameter values came from (fric_nodes.param_paths: paths in parameter files)
+        self._fric_cli_args = list(kwargs.get("cli_args") or [])
+        self._fric_overridden = {p.name for p in kwargs.get("parameter_overrides") or ()}
         super().__init__(node_name or self.default_name, **kwargs)
         try:
             self._setup()
@@ -131,11 +139,22 @@ def declare_params(node, specs: Iterable[ParamSpec]) -> dict:
     """:func:`fric_interfaces.parameters.declare`: every rclpy parameter error becomes a
     ``ValueError`` in words that says what to write (``F: expected a double (write 4.0), got an
     integer (4)`` for a double given as ``4`` in YAML), and the node's later rejections of live
-    changes are worded the same way (:func:`fric_interfaces.parameters.readable_rejections`)."""
+    changes are worded the same way (:func:`fric_interfaces.parameters.readable_rejections`).
+    A file parameter (``ParamSpec.path``) set by a parameter file to a relative path comes back
+    resolved against that file's directory (:mod:`fric_nodes.param_paths`; ``ValueError`` naming
+    the parameter and the path tried when it does not exist)."""
+    specs = tuple(specs)
     try:
-        return declare(node, tuple(specs))
+        values = declare(node, specs)
     except ParameterException as e:  # declare words the usual ones; anything else: its text
         raise ValueError(str(e)) from None
+    args = (_PROCESS_ROS_ARGS, getattr(node, "_fric_cli_args", ()))
+    overridden = getattr(node, "_fric_overridden", set())
+    for spec in specs:
+        if spec.path and values.get(spec.name):
+            values[spec.name] = resolve_path_param(spec.name, values[spec.name], args,
+                                                   spec.name in overridden)
+    return values
 
 
 def rejected_change(specs: dict, live, p) -> str | None:
@@ -525,6 +544,7 @@ def _run_node(factory, prog, args, done, on_stop, stop: list[int]) -> int:
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
+        _PROCESS_ROS_ARGS.clear()
 
 
 @contextlib.contextmanager
@@ -602,6 +622,7 @@ def init_ros(prog: str, argv: list[str]) -> bool:
     if problem is None:
         try:
             rclpy.init(args=["prog"] + argv, signal_handler_options=SignalHandlerOptions.NO)
+            _PROCESS_ROS_ARGS[:] = argv
             return True
         except RCLError as e:
             problem = ros_args_problem(e)

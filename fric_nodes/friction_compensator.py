@@ -55,7 +55,8 @@ SPECS = (
               "the command input and the output have one entry per joint in this order",
               read_only=True, list_of=str),
     ParamSpec("joint_friction", "", "path to joint_friction.yaml (the output of fric identify): "
-              "Cp, Cn, bp, bn (and eta_f, eta_b) per joint", read_only=True),
+              "Cp, Cn, bp, bn (and eta_f, eta_b) per joint; relative in a parameter file: to that "
+              "file", read_only=True, path=True),
     ParamSpec("command_topic", names.COMPENSATOR_EFFORT_IN, "the controller's effort commands "
               "(std_msgs/Float64MultiArray, one entry per joint in `joints` order)",
               read_only=True),
@@ -87,7 +88,7 @@ SPECS = (
               read_only=True, choices=("none", "urdf", "identified")),
     ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for gravity/gear_load "
               "(gravity: identified uses only its kinematics; `joints` must then be the "
-              "identified arm's joints)", read_only=True),
+              "identified arm's joints)", read_only=True, path=True),
     ParamSpec("gear_load", "command", "gear model files (eta_f, eta_b): the load torque of "
               "the load-dependent friction: command (the controller's command, the torque it "
               "wants at the joint, plus g(q) with gravity: urdf), gravity (the URDF gravity "

@@ -72,7 +72,7 @@ SPECS = (
     ParamSpec("joints", [], "the tracked joints, in command order; [] = the trajectory file's "
               "joints", read_only=True, list_of=str),
     ParamSpec("trajectory_file", "", "CSV trajectory (fric excite); '' = the sinusoid below, "
-              "or wait for ~/joint_trajectory", read_only=True),
+              "or wait for ~/joint_trajectory", read_only=True, path=True),
     ParamSpec("sine_center", [0.0], "sinusoid q = center - A cos(2 pi f t): centre, one or "
               "per joint", unit="rad", read_only=True),
     ParamSpec("sine_amplitude", [], "sinusoid amplitude A, one or per joint; [] = no sinusoid",
@@ -87,7 +87,7 @@ SPECS = (
               "(M(q_d) a_d + h(q_d, v_d) + rotor_inertia a_d)", choices=FEED_FORWARD,
               read_only=True),
     ParamSpec("urdf", "", "URDF file or bundled name (planar_2link, arm7) for the "
-              "feed-forward", read_only=True),
+              "feed-forward", read_only=True, path=True),
     ParamSpec("robot_description", "", "URDF text; non-empty wins over urdf", read_only=True),
     ParamSpec("gravity", [0.0, 0.0, -9.81], "gravity in the world frame (feed-forward)",
               unit="m/s^2", read_only=True),
