@@ -230,6 +230,7 @@ _SCHEMA: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "include/arg": (("name", "value"), ()),
 }
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_VAR_RE = re.compile(r"\$\(var\s+([^)\s]+)\s*\)")
 _NS_RE = re.compile(r"/$|(/[A-Za-z_][A-Za-z0-9_]*)+$")
 _OUTPUTS = ("screen", "log", "both")
 
@@ -513,7 +514,7 @@ class _Parser:
         remaps, env = [], {}
         for c in el.children:
             if c.tag == "param":
-                cmd += self.param(c, scope)
+                cmd += self.param(c, scope, os.path.basename(exe))
             elif c.tag == "remap":
                 remaps += ["-r", f"{self.attr(c, 'from', scope)}:={self.attr(c, 'to', scope)}"]
             else:
@@ -525,7 +526,7 @@ class _Parser:
             cmd=cmd + remaps, env=env, output=output, on_exit_shutdown=on_exit == "shutdown",
             where=f"{self.files[-1]}:{el.line}"))
 
-    def param(self, el: _El, scope: _Scope) -> list[str]:
+    def param(self, el: _El, scope: _Scope, executable: str) -> list[str]:
         if ("from" in el.attrib) == ("name" in el.attrib):
             raise self.err("<param>: give either name and value, or from (a parameter file)", el)
         if "from" in el.attrib:
@@ -546,7 +547,36 @@ class _Parser:
                 raise self.err(f"<param type={kind!r}>: fric launch supports type=\"str\" only "
                                "(the value as a string, never read as YAML)", el)
             value = "'" + value.replace("'", "''") + "'"  # a YAML single-quoted scalar
-        return ["-p", f"{self.attr(el, 'name', scope)}:={value}"]
+        name = self.attr(el, "name", scope)
+        self.check_param(executable, name, value, el, scope)
+        return ["-p", f"{name}:={value}"]
+
+    def check_param(self, executable: str, name: str, text: str, el: _El,
+                    scope: _Scope) -> None:
+        """Refuse now, before any node starts, a ``-p name:=text`` that fric node
+        ``executable`` would refuse at start-up (a type rcl reads differently, e.g. ``5`` for a
+        double; out of range; not one of the choices), naming the launch argument it came from.
+        ``5`` is not taken for ``5.0``: ``ros2 launch`` would pass the integer and the node
+        would stop, so the fix (``write 5.0``) is what works under both."""
+        from fric_interfaces.parameters import check, descriptor, rejection_reason
+        from fric_nodes.tools.param_schemas import param_spec, yaml_parameter
+
+        spec = param_spec(executable, name)
+        typed = yaml_parameter(text) if spec is not None else None
+        if typed is None:
+            return
+        value, ptype = typed
+        reason = rejection_reason(name, value, ptype, descriptor(spec), check_read_only=False)
+        if reason is None:
+            problem = check(spec, value)
+            reason = f"{name}: {problem}" if problem else None
+        if reason is None:
+            return
+        args = sorted(set(_VAR_RE.findall(el.attrib.get("value", ""))))
+        if len(args) == 1 and args[0] in scope.vars:
+            raise self.err(f"launch argument {args[0]}:={scope.vars[args[0]]} sets {executable}'s "
+                           f"parameter {reason}", el)
+        raise self.err(f"<param name={name!r}>: {executable}'s parameter {reason}", el)
 
 
 def parse_launch(path: str | os.PathLike, args: dict[str, str] | None = None) -> LaunchDescription:
