@@ -150,7 +150,7 @@ def fixed_frame(doc: dict[str, Any]) -> str:
     Parameters
     ----------
     doc
-        A configuration from :func:`load_rviz`.
+        A configuration from :func:`load_rviz`; only its ``Global Options`` are read.
 
     Returns
     -------
@@ -228,7 +228,7 @@ def reference_frames(doc: dict[str, Any]) -> list[tuple[str, str]]:
     Parameters
     ----------
     doc
-        A configuration from :func:`load_rviz`.
+        A configuration from :func:`load_rviz`; its displays (groups walked) and views are read.
 
     Returns
     -------

@@ -29,10 +29,8 @@ class LazyRejectLog(RejectLog):
 
     Parameters
     ----------
-    logger
-        The node's logger.
-    what
-        What is rejected, for the log line and the diagnostics keys ("input", "command").
+    logger, what
+        As for :class:`RejectLog`.
     throttle_s
         At most one warning per this many seconds.
     """
