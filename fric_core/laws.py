@@ -14,7 +14,7 @@ Inputs may be
 * an array of shape (n,) for a law whose parameters are scalars: an n-D isotropic contact
   (eqs. 50–58), ``Φ(x) = φ(‖x‖) x/‖x‖`` with φ the 1-D law (the force opposes the motion);
 * an array of shape (n,) for a law with per-joint (array) parameters, or for
-  :class:`AsymmetricFriction`: n independent 1-D joints.
+  :class:`AsymmetricFriction` and :class:`PiecewiseLinearFriction`: n independent 1-D joints.
 
 Convention relied on by :mod:`fric_core.elements`: in the static branch every ``phi_z``
 returns exactly the float(s) ``x / Z``, so an element can detect sticking bit-exactly and set the
@@ -35,11 +35,15 @@ from __future__ import annotations
 import math
 import sys
 from abc import ABC, abstractmethod
-from typing import Tuple, Union
+from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._checks import named_sizes, param
+from ._checks import named_sizes, param, real_array
+
+if TYPE_CHECKING:  # the file format's curve; only its four knot/level tuples are read
+    from .joint_friction import FrictionCurve
 
 ArrayLike = Union[float, np.ndarray]
 
@@ -49,6 +53,7 @@ __all__ = [
     "CoulombViscous",
     "Stribeck",
     "AsymmetricFriction",
+    "PiecewiseLinearFriction",
     "EllipticCoulomb",
 ]
 
@@ -496,6 +501,264 @@ class AsymmetricFriction(FrictionLaw):
     def __repr__(self):
         return (f"AsymmetricFriction(Cp={self.Cp!r}, Cn={self.Cn!r}, bp={self.bp!r}, "
                 f"bn={self.bn!r}, Dp={self.Dp!r}, Dn={self.Dn!r}, dv={self.dv!r})")
+
+
+def _pwl_rows(name: str, value) -> Tuple[List[np.ndarray], bool]:
+    """``value`` as rows of knots or levels: one 1-D sequence (one law) or a sequence of them
+    (one per joint, lengths may differ); (rows, per_joint). ValueError naming ``name``."""
+    if isinstance(value, np.ndarray) and value.ndim == 2:
+        value = list(value)
+    if (isinstance(value, (list, tuple)) and value
+            and all(isinstance(r, (list, tuple, np.ndarray)) for r in value)):
+        return [real_array(r, f"{name}[{i}]", "a sequence of numbers")
+                for i, r in enumerate(value)], True
+    return [real_array(value, name, "a sequence of numbers")], False
+
+
+def _pwl_side(vname: str, v: np.ndarray, fname: str, f: np.ndarray) -> np.ndarray:
+    """Check one side of a :class:`PiecewiseLinearFriction`; returns its slope per knot (the
+    last segment's slope repeated for the last knot)."""
+    if v.ndim != 1 or v.size < 2:
+        raise ValueError(f"{vname}: expected at least 2 knots (0 and a speed above it), got "
+                         f"shape {v.shape}")
+    if f.shape != v.shape:
+        raise ValueError(f"{fname}: expected one level per knot ({v.size}), got shape "
+                         f"{f.shape}")
+    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(f))):
+        raise ValueError(f"{vname if not np.all(np.isfinite(v)) else fname}: must be finite")
+    if v[0] != 0.0 or np.any(np.diff(v) <= 0.0):
+        raise ValueError(f"{vname}: expected increasing speeds starting at 0, got {v.tolist()}")
+    if np.any(np.diff(f) < 0.0):
+        k = int(np.argmax(np.diff(f) < 0.0))
+        raise ValueError(f"{fname}: friction must not decrease with speed (a monotone law, "
+                         f"Theorem 1's condition (15) for every Z): {fname}[{k + 1}] = "
+                         f"{f[k + 1]!r} < {fname}[{k}] = {f[k]!r}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.diff(f) / np.diff(v)
+    if not np.all(np.isfinite(s)):
+        raise ValueError(f"{vname}: knots too close for the step in {fname} (a slope beyond "
+                         "the float range)")
+    return np.append(s, s[-1])
+
+
+class PiecewiseLinearFriction(FrictionLaw):
+    """A monotone piecewise-linear friction law per direction (issue 23:
+    :class:`~fric_core.joint_friction.FrictionCurve`), with the exact closed-form Φ_Z.
+
+    Per side, knots ``0 = v_0 < v_1 < … < v_K`` (speed magnitudes) and levels
+    ``f_0 ≤ f_1 ≤ … ≤ f_K``; ``f(|x|)`` is linear between knots and continued with the last
+    segment's slope beyond ``v_K``. Kinetic friction ``Φ(x) = f⁺(x)`` for x > 0,
+    ``−f⁻(−x)`` for x < 0; static friction anywhere in ``[−f⁻_0, f⁺_0]`` at x = 0 (eq. 9).
+    A level may be negative (an effort offset left in it) as long as the jump at 0,
+    ``f⁺_0 + f⁻_0``, is ≥ 0: the law is then monotone non-decreasing, so Theorem 1's condition
+    (15) holds for every Z > 0 and Φ_Z is unique.
+
+    Φ_Z (Theorem 1, eq. 16), exact: for ``x/Z ∈ [−f⁻_0, f⁺_0]`` it is ``x/Z`` (static, the
+    sliding velocity ``w = x − Z y`` is exactly 0). For ``x/Z > f⁺_0`` the joint slides forwards,
+    ``w > 0`` with ``y = f⁺(w)``, so ``x = w + Z f⁺(w)``: increasing and piecewise linear in w
+    with breakpoints ``g_k = v_k + Z f_k``. On the segment with ``g_k < x ≤ g_{k+1}`` (the last
+    one continued) ``y = f_k + s_k (w − v_k)``, and solving linearly (eq. (25) on that segment)
+
+        y = f_k + (x − g_k) · s_k/(1 + Z s_k),      s_k = (f_{k+1} − f_k)/(v_{k+1} − v_k),
+
+    evaluated in the overflow-safe form of :func:`_lin_z`; mirrored for ``x/Z < −f⁻_0``.
+
+    ``v_pos, f_pos, v_neg, f_neg``: one sequence each (one law; an array input means
+    independent joints sharing it), or one sequence per joint (lengths may differ between
+    joints and sides; the law then has ``size`` joints). Always a 1-D law, like
+    :class:`AsymmetricFriction` (the two-knot curve ``v = [0, 1]``, ``f = [C, C + b]`` is its
+    kinetic law ``C + b x`` with ``Dp = Cp``, ``Dn = −Cn``). :meth:`from_curve`,
+    :meth:`from_curves` take ``FrictionCurve`` objects.
+    """
+
+    per_joint = True
+
+    def __init__(self, v_pos, f_pos, v_neg, f_neg):
+        rows = {}
+        joint_wise = set()
+        for name, val in (("v_pos", v_pos), ("f_pos", f_pos), ("v_neg", v_neg),
+                          ("f_neg", f_neg)):
+            rows[name], each = _pwl_rows(name, val)
+            joint_wise.add(each)
+        if len(joint_wise) != 1:
+            raise ValueError("v_pos: give all four of v_pos, f_pos, v_neg, f_neg as one "
+                             "sequence each, or all as one sequence per joint")
+        m = len(rows["v_pos"])
+        for name in ("f_pos", "v_neg", "f_neg"):
+            if len(rows[name]) != m:
+                raise ValueError(f"{name}: {len(rows[name])} joints, but v_pos has {m}")
+        self.size = m if joint_wise.pop() else None
+        sides = []
+        for vname, fname in (("v_pos", "f_pos"), ("v_neg", "f_neg")):
+            per = []
+            for i in range(m):
+                tag = "" if self.size is None else f"[{i}]"
+                v, f = rows[vname][i], rows[fname][i]
+                per.append((v, f, _pwl_side(vname + tag, v, fname + tag, f)))
+            sides.append(per)
+        for i in range(m):
+            fp0, fn0 = sides[0][i][1][0], sides[1][i][1][0]
+            # a crossing by rounding (a fit at the bound) is tolerated as joint_friction.yaml
+            # does: Φ_Z then takes the forward branch in the 1e-9-wide overlap
+            if fp0 + fn0 < -1e-9 * max(1.0, abs(fp0), abs(fn0)):
+                tag = "" if self.size is None else f"[{i}]"
+                raise ValueError(f"f_pos{tag}: the levels at 0 cross (f_pos[0] + f_neg[0] = "
+                                 f"{fp0 + fn0!r} < 0: friction at 0+ below that at 0-, not a "
+                                 "monotone law)")
+        # padded (2, m, Kmax) knots / levels / slopes; side 0 forwards, 1 backwards. Padding:
+        # knot +inf (never reached), the last level, slope 0 (all finite but the knot)
+        km = max(len(v) for per in sides for v, _, _ in per)
+        self._V = np.full((2, m, km), np.inf)
+        self._F = np.zeros((2, m, km))
+        self._S = np.zeros((2, m, km))
+        for j, per in enumerate(sides):
+            for i, (v, f, s) in enumerate(per):
+                self._V[j, i, :v.size], self._S[j, i, :v.size] = v, s
+                self._F[j, i, :] = f[-1]
+                self._F[j, i, :v.size] = f
+        self._sides = sides
+        for arr in (self._V, self._F, self._S):
+            arr.flags.writeable = False
+        self.v_pos, self.f_pos, self.v_neg, self.f_neg = (
+            tuple(tuple(r.tolist()) for r in rows[k]) if self.size is not None
+            else tuple(rows[k][0].tolist()) for k in ("v_pos", "f_pos", "v_neg", "f_neg"))
+        self._fp0 = self._F[0, :, 0].copy()
+        self._fn0 = self._F[1, :, 0].copy()
+        if self.size is None:  # the scalar path: plain floats and lists
+            self._lists = [(v.tolist(), f.tolist(), s.tolist()) for v, f, s in
+                           (sides[0][0], sides[1][0])]
+            self._fp0_s, self._fn0_s = float(self._fp0[0]), float(self._fn0[0])
+            self._zc = None  # Z of the cached breakpoints g_k and gains w_k
+
+    @classmethod
+    def from_curve(cls, curve: "FrictionCurve") -> "PiecewiseLinearFriction":
+        """The law of one :class:`~fric_core.joint_friction.FrictionCurve` (e.g.
+        ``JointFriction.curve``, or ``total_curve()`` with the effort offset).
+
+        Parameters
+        ----------
+        curve : FrictionCurve
+            Anything with the knot/level tuples ``v_pos, f_pos, v_neg, f_neg``.
+
+        Returns
+        -------
+        PiecewiseLinearFriction
+            The 1-D law.
+        """
+        return cls(curve.v_pos, curve.f_pos, curve.v_neg, curve.f_neg)
+
+    @classmethod
+    def from_curves(cls, curves: Sequence["FrictionCurve"]) -> "PiecewiseLinearFriction":
+        """One law per joint from a sequence of curves (``size = len(curves)``).
+
+        Parameters
+        ----------
+        curves : sequence of FrictionCurve
+            One per joint, in joint order.
+
+        Returns
+        -------
+        PiecewiseLinearFriction
+            The per-joint law.
+        """
+        curves = list(curves)
+        if not curves:
+            raise ValueError("curves: expected at least one curve")
+        return cls(*([list(getattr(c, k)) for c in curves]
+                     for k in ("v_pos", "f_pos", "v_neg", "f_neg")))
+
+    def static_bounds(self):
+        if self.size is None:
+            return -self._fn0_s, self._fp0_s
+        return -self._fn0, self._fp0
+
+    def slope_bounds(self):
+        lo, hi = [], []
+        for i in range(self._V.shape[1]):
+            s = np.concatenate([self._sides[0][i][2], self._sides[1][i][2]])
+            lo.append(float(s.min()))
+            hi.append(float(s.max()))
+        if self.size is None:
+            return lo[0], hi[0]
+        return np.array(lo), np.array(hi)
+
+    # -- scalar path ----------------------------------------------------------------------------
+    def _phi_scalar(self, x: float) -> float:
+        if x == 0.0:
+            return 0.0
+        v, f, s = self._lists[0 if x > 0.0 else 1]
+        r = abs(x)
+        k = bisect_right(v, r) - 1
+        y = _sat(f[k] + _sat(s[k] * (r - v[k])))
+        return y if x > 0.0 else -y
+
+    def _breakpoints(self, Z: float) -> None:
+        """The breakpoints ``g_k = v_k + Z f_k`` and gains ``w_k = s_k/(1 + Z s_k)`` of both
+        sides for this Z (cached: an element calls with one Z)."""
+        self._zc = Z
+        self._g, self._w = [], []
+        for v, f, s in self._lists:
+            self._g.append([_sat(vk + _sat(Z * fk)) for vk, fk in zip(v, f)])
+            self._w.append([sk / (1.0 + Z * sk) if Z * sk < 1e300 else 1.0 / Z for sk in s])
+
+    def _phi_z_scalar(self, x: float, Z: float) -> float:
+        s = x / Z
+        if s > self._fp0_s:
+            side, r = 0, x
+        elif s < -self._fn0_s:
+            side, r = 1, -x
+        else:
+            return s
+        if Z != self._zc:
+            self._breakpoints(Z)
+        g = self._g[side]
+        k = max(bisect_left(g, r) - 1, 0)  # the last breakpoint below r
+        w = self._w[side][k]
+        t = _sat(r - g[k])
+        y = self._lists[side][1][k]
+        if w != 0.0 and t != 0.0:
+            y = _sat(y + _sat(w * t))
+        return y if side == 0 else -y
+
+    # -- per-joint path -------------------------------------------------------------------------
+    def _phi_each(self, x):
+        r = np.abs(x)
+        out = np.zeros_like(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for side, mask in ((0, x > 0.0), (1, x < 0.0)):
+                V, F, S = (np.broadcast_to(a[side], (x.size, a.shape[2]))
+                           for a in (self._V, self._F, self._S))
+                k = np.sum(r[:, None] >= V[:, 1:], axis=1)[:, None]
+                vk, fk, sk = (np.take_along_axis(a, k, axis=1)[:, 0] for a in (V, F, S))
+                y = np.clip(fk + np.clip(sk * (r - vk), -FMAX, FMAX), -FMAX, FMAX)
+                out = np.where(mask, y if side == 0 else -y, out)
+        return out
+
+    def _phi_z_each(self, x, Z):
+        n = x.size
+        Zc = np.asarray(Z, dtype=float).reshape(-1, 1)  # (1, 1) or (n, 1)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            s = x / Z
+            fp0 = np.broadcast_to(self._fp0, (n,))
+            fn0 = np.broadcast_to(self._fn0, (n,))
+            out = s.copy()
+            for side, mask, r in ((0, s > fp0, x), (1, s < -fn0, -x)):
+                V, F, S = (np.broadcast_to(a[side], (n, a.shape[2]))
+                           for a in (self._V, self._F, self._S))
+                G = np.clip(V + np.clip(Zc * F, -FMAX, FMAX), -FMAX, np.inf)
+                zs = Zc * S
+                W = np.where(zs < 1e300, S / (1.0 + zs), 1.0 / Zc)
+                k = np.sum(r[:, None] > G[:, 1:], axis=1)[:, None]
+                gk, fk, wk = (np.take_along_axis(a, k, axis=1)[:, 0] for a in (G, F, W))
+                t = np.clip(r - gk, -FMAX, FMAX)
+                wt = np.where((wk == 0.0) | (t == 0.0), 0.0, np.clip(wk * t, -FMAX, FMAX))
+                y = np.clip(fk + wt, -FMAX, FMAX)
+                out = np.where(mask, y if side == 0 else -y, out)
+        return out
+
+    def __repr__(self):
+        return (f"PiecewiseLinearFriction(v_pos={self.v_pos!r}, f_pos={self.f_pos!r}, "
+                f"v_neg={self.v_neg!r}, f_neg={self.f_neg!r})")
 
 
 class EllipticCoulomb(FrictionLaw):
