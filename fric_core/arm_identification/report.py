@@ -29,7 +29,7 @@ import numpy as np
 
 from ..joint_friction import JointFriction, JointFrictionSet
 
-__all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "format_value",
+__all__ = ["ArmReport", "ARM_REPORT_FILES", "holdout_rms", "format_value", "joint_units",
            "friction_velocity_figure", "holdout_figure", "summary_markdown", "write_arm_report"]
 
 #: the files :func:`write_arm_report` writes, in the order it returns them
@@ -42,6 +42,31 @@ _QUANTITIES = (
     ("bp", "N·m·s/rad", "viscosity, v > 0"),
     ("bn", "N·m·s/rad", "viscosity, v < 0"),
 )
+#: per quantity of :data:`_QUANTITIES`, the unit's key in :func:`joint_units`
+_UNIT_KEY = {"Cp": "effort", "Cn": "effort", "bp": "viscous", "bn": "viscous"}
+
+
+def joint_units(kind: str) -> Dict[str, str]:
+    """Units of a joint's quantities by its URDF type: a prismatic joint moves in m and carries
+    N, a revolute or continuous one turns in rad and carries N·m.
+
+    Parameters
+    ----------
+    kind : str
+        ``"prismatic"``, ``"revolute"`` or ``"continuous"`` (``UrdfDynamics.joint_kinds``).
+
+    Returns
+    -------
+    dict
+        ``position``, ``velocity``, ``acceleration``, ``effort``, ``viscous`` → unit text.
+    """
+    if kind == "prismatic":
+        return {"position": "m", "velocity": "m/s", "acceleration": "m/s²", "effort": "N",
+                "viscous": "N·s/m"}
+    return {"position": "rad", "velocity": "rad/s", "acceleration": "rad/s²", "effort": "N·m",
+            "viscous": "N·m·s/rad"}
+
+
 _GEAR_QUANTITIES = (
     ("eta_f", "", "forward efficiency (motor drives the load)"),
     ("eta_b", "", "backward efficiency (load back-drives)"),
@@ -66,7 +91,9 @@ class ArmReport:
     effort's lag behind the states that the fit undid (q, v, a taken at ``t − effort_lag``);
     ``effort_lag_estimate``, ``effort_lag_std`` [s]: the ``auto`` estimate and its std (None when
     the lag was given); ``effort_lag_consistent``: False when the recording's two halves gave
-    different lags (then 0 was used); ``sample_step`` [s]: the recording's sampling step.
+    different lags (then 0 was used); ``sample_step`` [s]: the recording's sampling step;
+    ``joint_kinds``: joint → URDF type (``"prismatic"`` joints are shown in m, m/s, N, N·s/m;
+    the others, and joints not listed, in rad, rad/s, N·m, N·m·s/rad: :func:`joint_units`).
     """
 
     friction: JointFrictionSet
@@ -90,11 +117,20 @@ class ArmReport:
     effort_lag_std: Optional[float] = None
     sample_step: float = math.nan
     effort_lag_consistent: bool = True
+    joint_kinds: Dict[str, str] = field(default_factory=dict)
 
     @property
     def joints(self) -> List[str]:
         """The joint names, in the arrays' column order."""
         return self.friction.names
+
+    def units(self, name: str) -> Dict[str, str]:
+        """:func:`joint_units` of joint ``name`` (revolute unless ``joint_kinds`` says)."""
+        return joint_units(self.joint_kinds.get(name, "revolute"))
+
+    def prismatic(self) -> List[str]:
+        """The prismatic joints, in column order."""
+        return [n for n in self.joints if self.joint_kinds.get(n) == "prismatic"]
 
 
 def holdout_rms(measured, predicted) -> np.ndarray:
@@ -189,8 +225,9 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
             ax.set_ylim(min(lo, 0.0) - pad, max(hi, 0.0) + pad)
         ax.axhline(0.0, color="0.6", lw=0.6, zorder=0)
         ax.set_title(name, fontsize=10)
-        ax.set_xlabel("velocity [rad/s]")
-        ax.set_ylabel("friction torque [N·m]")
+        u = report.units(name)
+        ax.set_xlabel(f"velocity [{u['velocity']}]")
+        ax.set_ylabel(f"friction {'force' if u['effort'] == 'N' else 'torque'} [{u['effort']}]")
         ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
     fig.suptitle(title or "joint friction: data with the identified rigid-body torque removed",
                  fontsize=11)
@@ -227,7 +264,8 @@ def holdout_figure(report: ArmReport, title: str = ""):
     n_gaps = int(np.sum(np.diff(t) > 1.5 * dt)) if math.isfinite(dt) and dt > 0 else 0
     meas_label = "measured" + (f" ({n_gaps} gap{'s' * (n_gaps > 1)} in the stamps, joined "
                                "straight)" if n_gaps else "")
-    pred_label = (f"predicted; gaps: |v| ≤ Δv = {dv:.3g} rad/s, static friction (no "
+    pred_label = (f"predicted; gaps: |v| ≤ Δv = {dv:.3g} "
+                  f"{'rad/s or m/s' if report.prismatic() else 'rad/s'}, static friction (no "
                   "prediction, not in the RMS)")
     for j, (ax, name) in enumerate(zip(axes, names)):
         if t.size:
@@ -235,10 +273,11 @@ def holdout_figure(report: ArmReport, title: str = ""):
                     label=meas_label)
             ax.plot(t[::step], pred[::step, j], color="0.1", lw=0.7, zorder=2,
                     label=pred_label)
-        ax.set_title(f"{name}: RMS error {rms[j]:.3g} N·m" if t.size else
+        u = report.units(name)
+        ax.set_title(f"{name}: RMS error {rms[j]:.3g} {u['effort']}" if t.size else
                      f"{name}: nothing held out", fontsize=10)
         ax.set_xlabel("time [s]")
-        ax.set_ylabel("joint torque [N·m]")
+        ax.set_ylabel(f"joint {'force' if u['effort'] == 'N' else 'torque'} [{u['effort']}]")
     if t.size:  # one legend under the panels, off the data: it says what the gaps are
         fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2,
                    fontsize=8, frameon=False)
@@ -355,7 +394,9 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
         lines.append(f"URDF: {report.urdf}")
     facts = [f"model {fs.model}", f"dynamics {fs.dynamics}", f"method {fs.method}"]
     if fs.dv is not None:
-        facts.append(f"Δv = {fs.dv:.3g} rad/s")
+        linear = report.prismatic()
+        facts.append(f"Δv = {fs.dv:.3g} rad/s"
+                     + (f" (m/s for {', '.join(linear)})" if linear else ""))
     if report.n_samples:
         facts.append(f"{report.n_samples} samples"
                      + (f" over {report.duration:.4g} s" if math.isfinite(report.duration)
@@ -370,7 +411,10 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
     quantities = _QUANTITIES + (_GEAR_QUANTITIES if fs.model == "gear" else ())
     head = ["quantity", "unit"] + names
     rows = [head, ["---"] * len(head)]
+    linear = report.prismatic()
     for q, unit, _ in quantities:
+        if linear and q in _UNIT_KEY:
+            unit += f"; {', '.join(linear)}: {joint_units('prismatic')[_UNIT_KEY[q]]}"
         rows.append([q, unit] + [format_value(fs.joints[n], q,
                                               report.determined.get(n, {}).get(q, True))
                                  for n in names])
@@ -388,7 +432,8 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
                      "holds the joint: the model predicts no torque there). A model that "
                      "captures the physics predicts them to within the torque noise: the "
                      "held-out RMS error is then close to the fit's residual std.")
-        lines += ["", "| joint | held-out RMS error [N·m] | fit residual std [N·m] |",
+        unit = "N·m" + (f"; {', '.join(linear)}: N" if linear else "")
+        lines += ["", f"| joint | held-out RMS error [{unit}] | fit residual std [{unit}] |",
                   "| --- | --- | --- |"]
         for j, n in enumerate(names):
             rs = report.residual_std.get(n)
