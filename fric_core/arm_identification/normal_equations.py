@@ -48,7 +48,7 @@ class _Problem:
         self.fit_arm = armature is True
         self.known_arm = (np.zeros(n) if armature is True or armature is False
                           else np.asarray(armature, dtype=float))
-        self.arm_in_base = self.fit_arm and law == "asymmetric" and dynamics == "identify"
+        self.arm_in_base = self.fit_arm and law != "gear" and dynamics == "identify"
         if dynamics == "identify":
             if base is None:
                 base = base_parameters(dyn, armature=self.arm_in_base)

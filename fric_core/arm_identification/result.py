@@ -135,7 +135,7 @@ class ArmFrictionFit:
                                       determined={k: False for k, d in det.items() if not d},
                                       reasons=dict(self.reasons.get(name, {})))
         extra = {}
-        if self.beta is not None and self.law == "asymmetric":
+        if self.beta is not None and self.law != "gear":
             rb = rigid_body_from_fit(self._problem.dyn, self.base, self.beta, self.beta_std)
             extra[RIGID_BODY_KEY] = rb.to_dict()
         return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,

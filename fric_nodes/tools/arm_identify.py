@@ -65,6 +65,16 @@ MIN_DV = 0.01
 #: it uses 0 with a warning — never worse than 0 (test/core/test_arm_effort_lag.py,
 #: docs/arm_workflow.md "Effort lag")
 DEFAULT_EFFORT_LAG = "auto"
+#: ``--model``: ``auto`` fits the asymmetric line and the monotone curve and keeps, per joint,
+#: the one with the smaller held-out RMS error (the curve on a tie: it contains the line; both
+#: reported in the file's ``model_selection``); ``gear`` is never chosen by auto
+MODELS = ("auto", "asymmetric", "curve", "gear")
+DEFAULT_MODEL = "auto"
+#: ``--offset``: how a per-joint effort offset is treated (:func:`_separate_offsets`)
+OFFSETS = ("auto", "none", "estimate-at-rest", "symmetric")
+DEFAULT_OFFSET = "auto"
+#: a joint at rest this long (|v| ≤ Δv/2) gives its effort offset (``--offset estimate-at-rest``)
+REST_SECONDS = 0.5
 #: what :func:`excite_arm` writes: the trajectory as CSV (``trajectory_tracker`` plays it), as a
 #: trajectory_msgs/JointTrajectory in YAML (``ros2 topic pub``) and in an MCAP bag
 #: (``ros2 bag play``)
@@ -307,11 +317,12 @@ def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str, 
 
 
 def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
-                 joints: Optional[Sequence[str]] = None, model: str = "asymmetric",
+                 joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
                  dynamics: str = "identify", method: str = "eiv",
                  holdout: float = HOLDOUT_FRACTION,
                  effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
                  effort_scale: Union[str, Dict[str, float], None] = None,
+                 offset: str = DEFAULT_OFFSET,
                  progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
     """Identify an arm's joint friction from a recording and write the files (module docstring).
 
@@ -326,6 +337,12 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     """
     from fric_core.arm_identification.fit import fit_arm_friction
     from fric_core.arm_identification.joint_friction import write_joint_friction
+
+    if model not in MODELS:
+        raise ArmIdentifyError(f"--model: expected one of {', '.join(MODELS)}, got {model!r}")
+    if offset not in OFFSETS:
+        raise ArmIdentifyError(f"--offset: expected one of {', '.join(OFFSETS)}, got "
+                               f"{offset!r}")
     from fric_core.arm_identification.recording import read_arm_recording
     from fric_core.arm_identification.report import (ARM_REPORT_FILES, ArmReport, holdout_rms,
                                                      write_arm_report)
@@ -397,27 +414,55 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     dv = _choose_dv(prep.v[fit_rows], prep.a[fit_rows], prep.var_v, prep.settle_time)
     lag_est = None
     if effort_lag == "auto":
-        lag_est = _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress,
+        lag_est = _estimate_lag(prep, k, dyn, "gear" if model == "gear" else "asymmetric",
+                                dynamics, dv, warnings, progress,
                                 estimate_effort_lag, fit_arm_friction)
         effort_lag = 0.0 if lag_est is None else lag_est.lag
         if effort_lag != 0.0:
             prep = prepared(effort_lag)  # the same rows: the shift uses the trimmed edges
     progress(f"fitting {k} samples ({prep.t[k - 1] - prep.t[0]:.3g} s; {M - k} held out), "
              f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
-    try:
-        fit = fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
-                               prep.effort[fit_rows], dyn, dynamics=dynamics, method=method,
-                               dv=dv, law=model,
-                               noise={"var_v": np.asarray(prep.var_v, dtype=float),
-                                      "var_a": np.asarray(prep.var_a, dtype=float)})
-    except ValueError as e:  # np.linalg.LinAlgError is one too
-        msg = " ".join(str(e).split())
-        if "one direction only" in msg or "rank deficient" in msg:
-            msg += (" — the recording does not excite every joint (and the rigid body): record "
-                    "a trajectory that moves each joint both ways at varied speeds (fric excite)")
-        raise ArmIdentifyError(msg) from None
-    warnings += [str(w) for w in fit.warnings]
-    fs = fit.to_joint_friction_set()
+    noise = {"var_v": np.asarray(prep.var_v, dtype=float),
+             "var_a": np.asarray(prep.var_a, dtype=float)}
+
+    def run(law: str, meth: str):
+        try:
+            return fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
+                                    prep.effort[fit_rows], dyn, dynamics=dynamics, method=meth,
+                                    dv=dv, law=law, noise=noise)
+        except ValueError as e:  # np.linalg.LinAlgError is one too
+            msg = " ".join(str(e).split())
+            if meth == "eiv" and msg.startswith("noise:"):
+                raise  # the default must not fail on ordinary data: least squares instead
+            if "one direction only" in msg or "rank deficient" in msg:
+                msg += (" — the recording does not excite every joint (and the rigid body): "
+                        "record a trajectory that moves each joint both ways at varied speeds "
+                        "(fric excite)")
+            raise ArmIdentifyError(msg) from None
+
+    def run_or_ols(law: str):
+        nonlocal method
+        try:
+            return run(law, method)
+        except ValueError as e:
+            if isinstance(e, ArmIdentifyError):
+                raise
+            warnings.append("errors-in-variables (--method eiv) not possible on these data: the "
+                            "estimated velocity/acceleration noise exceeds the regressors' spread "
+                            "(typical of efforts from motor currents, or positions without "
+                            "encoder noise); least squares (--method ols) used instead")
+            method = "ols"
+            return run(law, method)
+
+    laws = ["asymmetric", "curve"] if model == "auto" else [model]
+    fits = {}
+    for law in laws:
+        progress(f"fitting the {law} law")
+        fits[law] = run_or_ols(law)
+    fit, fs, choice = _choose_law(fits, prep, fit_rows, hold_rows, dyn.joint_names, warnings)
+    fs = _separate_offsets(fs, fit, prep, fit_rows, offset, dyn.joint_names, warnings, progress)
+    if choice:
+        fs = dataclasses.replace(fs, extra={**fs.extra, "model_selection": choice})
     lag_std = None if lag_est is None or not math.isfinite(lag_est.std) else lag_est.std
     provenance = {"effort_lag": float(f"{effort_lag:.4g}")}
     if lag_est is not None:
@@ -471,6 +516,130 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
                              residual_std=residual_std, warnings=warnings, fit=fit,
                              effort_lag=effort_lag, effort_lag_std=lag_std)
+
+
+def _holdout_pred(fit, prep, rows, dv) -> np.ndarray:
+    pred = fit.predict(*(x[rows] for x in (prep.q, prep.v, prep.a)))
+    pred[np.abs(prep.v[rows]) <= dv] = np.nan
+    return pred
+
+
+def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
+    """The fit to write: the only one, or (``--model auto``) per joint the law with the smaller
+    held-out RMS error; returns (fit whose rigid body and predictions are used, the set,
+    ``{joint: {law: rms, chosen}}`` or None)."""
+    from fric_core.arm_identification.report import holdout_rms
+
+    if len(fits) == 1:
+        fit = next(iter(fits.values()))
+        warnings += [str(w) for w in fit.warnings]
+        return fit, fit.to_joint_friction_set(), None
+    line, curve = fits["asymmetric"], fits["curve"]
+    sets = {law: f.to_joint_friction_set() for law, f in fits.items()}
+    if hold_rows.stop - hold_rows.start < 10:
+        rows = fit_rows  # nothing held out: the fitted rows (the curve then wins by its freedom)
+        warnings.append("--model auto: nothing held out; the laws compared on the fitted rows")
+    else:
+        rows = hold_rows
+    rms = {law: holdout_rms(prep.effort[rows], _holdout_pred(f, prep, rows, f.dv))
+           for law, f in fits.items()}
+    choice, joints = {}, {}
+    for j, name in enumerate(names):
+        use = "curve" if rms["curve"][j] <= rms["asymmetric"][j] else "asymmetric"
+        choice[name] = {"asymmetric": float(f"{rms['asymmetric'][j]:.4g}"),
+                        "curve": float(f"{rms['curve'][j]:.4g}"), "chosen": use}
+        lj, cj = sets["asymmetric"].joints[name], sets["curve"].joints[name]
+        if use == "curve":
+            joints[name] = dataclasses.replace(
+                lj, law="curve", curve=cj.curve, std={**lj.std, **cj.std},
+                determined={**lj.determined, **cj.determined},
+                reasons={**lj.reasons, **cj.reasons})
+        else:
+            joints[name] = lj
+    chosen = curve if any(c["chosen"] == "curve" for c in choice.values()) else line
+    warnings += [str(w) for w in chosen.warnings]
+    base = sets["curve" if chosen is curve else "asymmetric"]
+    fs = dataclasses.replace(base, joints=joints, model="curve" if chosen is curve
+                             else "asymmetric")
+    return chosen, fs, choice
+
+
+def _rest_rows(prep, dv: float, j: int) -> np.ndarray:
+    """Rows where joint j rests (|v| ≤ Δv/2 for at least :data:`REST_SECONDS`)."""
+    still = np.abs(prep.v[:, j]) <= 0.5 * dv
+    out = np.zeros_like(still)
+    step = prep.step if prep.step > 0 else 1e-3
+    need = max(3, int(REST_SECONDS / step))
+    i, N = 0, still.size
+    while i < N:
+        if still[i]:
+            e = i
+            while e < N and still[e]:
+                e += 1
+            if e - i >= need:
+                out[i:e] = True
+            i = e
+        else:
+            i += 1
+    return out
+
+
+def _separate_offsets(fs, fit, prep, fit_rows, offset, names, warnings, progress):
+    """``--offset``: with the asymmetric (or curve) law only ``Cp + o`` and ``Cn − o`` are
+    identifiable; ``none`` leaves any offset in the levels (the total curve is right);
+    ``symmetric`` assumes ``Cp = Cn`` (o = (Cp − Cn)/2); ``estimate-at-rest`` takes o from the
+    rows where the joint rests ≥ :data:`REST_SECONDS` (effort − the model's rigid-body torque
+    there, assuming friction carries no load at rest); ``auto`` is estimate-at-rest where a
+    joint rests long enough, else none. The levels then hold the friction and ``offset`` the
+    rest: the total curve (what the compensator renders) is unchanged."""
+    if offset == "none" or fs.model == "gear":
+        for name, jf in fs.joints.items():
+            if min(jf.levels()) < 0:
+                warnings.append(f"joint {name}: a Coulomb level below 0 ({jf.Cp:.3g}, "
+                                f"{jf.Cn:.3g}): an effort offset (sensor, current loop) is "
+                                "likely in the levels (only Cp + o and Cn - o are identifiable);"
+                                " the total curve is right; --offset estimate-at-rest or "
+                                "symmetric separates it")
+        return fs
+    joints = dict(fs.joints)
+    for j, name in enumerate(names):
+        jf = joints[name]
+        o = so = None
+        how = ""
+        if offset in ("auto", "estimate-at-rest"):
+            rest = _rest_rows(prep, fs.dv or 0.01, j)
+            if rest.sum() > 0:
+                r = np.flatnonzero(rest)
+                zeros = np.zeros((r.size, len(names)))
+                pred = fit.predict(prep.q[r], zeros, zeros)[:, j]
+                res = prep.effort[r, j] - pred
+                o = float(np.median(res))
+                runs = max(1, int(np.sum(np.diff(r) > 1)) + 1)
+                so = float(np.std(res) / np.sqrt(min(r.size, 10 * runs)))
+                how = f"from {r.size} rows at rest"
+            elif offset == "estimate-at-rest":
+                warnings.append(f"joint {name}: --offset estimate-at-rest: the joint never rests "
+                                f"{REST_SECONDS:g} s; its offset stays in the levels")
+        if offset == "symmetric":
+            o = 0.5 * (jf.Cp - jf.Cn)
+            so = 0.5 * float(np.hypot(jf.std.get("Cp", 0.0), jf.std.get("Cn", 0.0)))
+            how = "assuming Cp = Cn"
+        if o is None:
+            if min(jf.levels()) < 0:
+                warnings.append(f"joint {name}: a Coulomb level below 0: an effort offset is "
+                                "likely in the levels (not separable without a rest segment; "
+                                "the total curve is right)")
+            continue
+        std = dict(jf.std)
+        std["offset"] = so
+        for k in ("Cp", "Cn"):
+            if k in std:
+                std[k] = float(np.hypot(std[k], so))
+        curve = jf.curve.shifted(-o) if jf.curve is not None else None
+        joints[name] = dataclasses.replace(jf, Cp=jf.Cp - o, Cn=jf.Cn + o, offset=o, std=std,
+                                           curve=curve)
+        progress(f"joint {name}: effort offset {o:.4g} ± {so:.2g} N·m ({how})")
+    return dataclasses.replace(fs, joints=joints)
 
 
 def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimate, fit_fn):

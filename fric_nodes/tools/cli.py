@@ -109,7 +109,7 @@ _STAGE_ONLY = {"joint": "--joint", "joint_states_topic": "--joint-states-topic",
                "force_source": "--force-source", "columns": "--columns", "dv": "--dv",
                "accel_noise": "--accel-noise", "vel_noise": "--vel-noise", "K": "--K",
                "B": "--B", "dt": "--dt", "mass": "--mass", "yaml": "--yaml"}
-_ARM_ONLY = {"topic": "--topic", "joints": "--joints", "model": "--model",
+_ARM_ONLY = {"topic": "--topic", "joints": "--joints", "model": "--model", "offset": "--offset",
              "dynamics": "--dynamics", "effort_lag": "--effort-lag",
              "effort_scale": "--effort-scale"}
 
@@ -171,7 +171,8 @@ def _identify_arm(ns: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         try:
             res = identify_arm(ns.input, ns.urdf, ns.out, topic=ns.topic or "joint_states",
-                               joints=ns.joints, model=ns.model or "asymmetric",
+                               joints=ns.joints, model=ns.model or "auto",
+                               offset=ns.offset or "auto",
                                dynamics=ns.dynamics or "identify", method=ns.method,
                                effort_lag=(DEFAULT_EFFORT_LAG if ns.effort_lag is None
                                            else ns.effort_lag),
@@ -317,10 +318,19 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
     arm.add_argument("--joints", type=_joint_list, default=None, metavar="a,b,...",
                      help="joints to identify (default: every joint of the recording; each "
                           "must be a movable joint of the URDF)")
-    arm.add_argument("--model", choices=("asymmetric", "gear"), default=None,
-                     help="friction model per joint: paper 003's asymmetric Coulomb + viscous "
-                          "law (default), or paper 004's load-dependent gear friction (eta_f, "
-                          "eta_b) on top")
+    arm.add_argument("--model", choices=("auto", "asymmetric", "curve", "gear"), default=None,
+                     help="friction law per joint: auto (default: fits paper 003's asymmetric "
+                          "Coulomb + viscous line and a monotone piecewise-linear curve, keeps "
+                          "per joint the one with the smaller held-out error, reports both), "
+                          "asymmetric, curve, or gear (paper 004's load-dependent friction, "
+                          "eta_f, eta_b, on top of the line)")
+    arm.add_argument("--offset", choices=("auto", "none", "estimate-at-rest", "symmetric"),
+                     default=None,
+                     help="a per-joint effort offset (torque sensor, current loop): auto "
+                          "(default: estimated where a joint rests >= 0.5 s, else left in the "
+                          "levels), none, estimate-at-rest, or symmetric (assume Cp = Cn). Only "
+                          "Cp + offset and Cn - offset are identifiable from motion; the "
+                          "compensator renders their total either way")
     arm.add_argument("--dynamics", choices=("identify", "urdf"), default=None,
                      help="identify the rigid-body base parameters jointly (default), or trust "
                           "the URDF's inertias")
