@@ -61,8 +61,17 @@ class Admissible:
 def constraint_map(prob) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[int, Tuple[int, str]]]:
     """``(T, lb, ub, labels)`` of the admissible set of ``prob``'s parameters (module docstring).
 
-    ``labels`` names the bounded z-entries: ``"bp"``, ``"bn"``, ``"Cp+Cn"``, ``"eta_f"``,
-    ``"eta_b"``, ``"jump"`` (curve: f⁺_0 + f⁻_0), ``"f+k"``/``"f-k"`` (curve increments).
+    Parameters
+    ----------
+    prob : _Problem
+        The parameter layout (law, joints, friction columns).
+
+    Returns
+    -------
+    tuple
+        ``T`` (p, p) with x = T z; ``lb``, ``ub`` (p,) bounds on z; ``labels``: z-index →
+        (joint index, ``"bp"``, ``"bn"``, ``"Cp+Cn"``, ``"eta_f"``, ``"eta_b"``, ``"jump"``
+        (curve: f⁺_0 + f⁻_0) or ``"f+k"``/``"f-k"`` (curve increments)).
     """
     p, n = prob.p, prob.n
     T = np.eye(p)

@@ -283,8 +283,23 @@ def curve_columns(v, dv: float, knots):
 
 
 def curve_slopes(v, dv: float, knots) -> np.ndarray:
-    """∂/∂v of one joint's :func:`curve_columns` (own columns only), (N, 2K): the hat
-    functions' slopes on the rows outside the band (for the velocity noise of EIV)."""
+    """∂/∂v of one joint's :func:`curve_columns` (own columns only): the hat functions' slopes
+    on the rows outside the band (for the velocity noise of EIV).
+
+    Parameters
+    ----------
+    v : (N,) array_like
+        The joint's velocities.
+    dv : float
+        Half width Δv of the band left out.
+    knots : (v_pos, v_neg)
+        The joint's knot speeds per side.
+
+    Returns
+    -------
+    (N, 2K) ndarray
+        The derivatives, zero inside the band.
+    """
     v = np.asarray(v, dtype=float)
     K = len(knots[0])
     out = np.zeros((v.size, 2 * K))

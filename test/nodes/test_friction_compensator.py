@@ -375,10 +375,10 @@ def test_main_process_chain_watchdog_and_rejections(ros, friction_file):
 
 def test_main_bad_file_one_line_exit_1(tmp_path):
     bad = tmp_path / "jf.yaml"
-    bad.write_text("joints:\n  a: {Cp: -1.0, Cn: 0.8, bp: 0.2, bn: 0.3}\n")
+    bad.write_text("joints:\n  a: {Cp: -1.0, Cn: 0.8, bp: 0.2, bn: 0.3}\n")  # Cp + Cn < 0
     r = subprocess.run([sys.executable, "-m", "fric_nodes.friction_compensator", "--ros-args",
                         "-p", "joints:=[a]", "-p", f"joint_friction:={bad}"],
                        cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert r.returncode == 1
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "joints.a.Cp" in lines[0] and "Traceback" not in r.stderr
+    assert len(lines) == 1 and "joints.a: Cp + Cn" in lines[0] and "Traceback" not in r.stderr

@@ -64,8 +64,8 @@ def test_sub_breakaway_command_holds_exactly_above_breakaway_moves_over_dds(ros)
 
 
 @pytest.mark.parametrize("text, field", [
-    ("joints: {joint1: {Cp: 1, Cn: -1, bp: 0, bn: 0}, joint2: {Cp: 1, Cn: 1, bp: 0, bn: 0}}",
-     "joints.joint1.Cn: -1.0 is outside"),
+    ("joints: {joint1: {Cp: 1, Cn: -1.5, bp: 0, bn: 0}, joint2: {Cp: 1, Cn: 1, bp: 0, bn: 0}}",
+     "joints.joint1: Cp + Cn = -0.5 < 0"),
     ("joints: {joint1: {Cp: 1, Cn: 1, bp: 0, bn: 0}}", "no friction for joint(s) ['joint2']"),
     ("joints: {joint1: {Cp: 1, Cn: 1, bp: 0}, joint2: {Cp: 1, Cn: 1, bp: 0, bn: 0}}",
      "joints.joint1: missing bn"),
