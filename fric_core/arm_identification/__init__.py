@@ -11,7 +11,9 @@
 * :mod:`.recording` — JointState bags (sqlite3, MCAP) and CSV in and out;
 * :mod:`.excitation` — band-limited Fourier excitation optimised for the design's condition;
 * :mod:`.joint_friction` — ``joint_friction.yaml``, the file compensator and simulator load;
-* :mod:`.report` — figures and ``report.md``; :mod:`.synthetic` — simulated recordings.
+* :mod:`.report` — figures and ``report.md``; :mod:`.synthetic` — simulated recordings;
+  :mod:`.realistic` — simulated recordings shaped like real arms' logs (a foreign friction law,
+  effort offsets, motor currents, a lagging velocity, messy stamps).
 
 Imports Pinocchio (through the URDF wrapper) when used.
 """
@@ -30,6 +32,8 @@ from .report import ArmReport, holdout_rms, write_arm_report
 from .signals import (Derivatives, PreparedData, derivative_filter, differentiate,
                       position_noise_variance, prepare, segments)
 from .synthetic import SimulatedRecording, multisine_trajectory, simulate_arm_recording
+from .realistic import (RealisticRecording, RealisticTruth, SigmoidFriction, realistic_recording,
+                        write_realistic)
 
 __all__ = [
     "ArmFrictionFit", "fit_arm_friction", "COND_LIMIT", "COND_WARN", "REL_STD_WARN",
@@ -45,4 +49,6 @@ __all__ = [
     "ArmReport", "holdout_rms", "write_arm_report",
     "IdentifiedGravity", "RigidBody", "identified_gravity", "parse_rigid_body",
     "SimulatedRecording", "multisine_trajectory", "simulate_arm_recording",
+    "RealisticRecording", "RealisticTruth", "SigmoidFriction", "realistic_recording",
+    "write_realistic",
 ]
