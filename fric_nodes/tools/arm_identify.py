@@ -88,8 +88,9 @@ class ArmIdentifyError(ValueError):
 @dataclass
 class ArmIdentifyResult:
     """What :func:`identify_arm` produced: the identified set, the written files (name → path),
-    the held-out RMS per joint [N·m], the warnings, the fit itself, and the effort lag [s]
-    undone (``effort_lag``; ``effort_lag_std`` [s] when it was estimated, else None)."""
+    the held-out RMS per joint [N·m; N for a prismatic joint], the warnings, the fit itself, and
+    the effort lag [s] undone (``effort_lag``; ``effort_lag_std`` [s] when it was estimated, else
+    None); ``joint_kinds``: joint → URDF type (``"prismatic"``: m, m/s, N)."""
 
     friction: object
     files: Dict[str, Path]
@@ -99,6 +100,7 @@ class ArmIdentifyResult:
     fit: object = None
     effort_lag: float = 0.0
     effort_lag_std: Optional[float] = None
+    joint_kinds: Dict[str, str] = field(default_factory=dict)
 
 
 def parse_effort_lag(value) -> Union[str, float]:
@@ -238,23 +240,52 @@ def _urdf_dynamics(urdf: str, joints: Optional[Sequence[str]], recorded: Sequenc
             f"joints: {', '.join(full.joint_names)})"
             + ("" if joints else "; choose the joints to identify with --joints"))
     locked = {}
-    for n in full.joint_names:
+    for n, kind in zip(full.joint_names, full.joint_kinds):
         if n in names:
             continue
+        unit = "m" if kind == "prismatic" else "rad"
         if n in recorded:
             col = q[:, list(recorded).index(n)]
             locked[n] = float(np.median(col))
             span = float(col.max() - col.min())
-            if span > 0.01:
-                warnings.append(f"joint {n} moved ({span:.3g} rad) but is not identified: held "
-                                f"at {locked[n]:.3g} rad in the model (its motion is not "
+            if span > (0.001 if kind == "prismatic" else 0.01):
+                warnings.append(f"joint {n} moved ({span:.3g} {unit}) but is not identified: "
+                                f"held at {locked[n]:.3g} {unit} in the model (its motion is not "
                                 "accounted for)")
         else:
             locked[n] = 0.0
-            warnings.append(f"URDF joint {n} is not in the recording: held at 0 rad in the "
+            warnings.append(f"URDF joint {n} is not in the recording: held at 0 {unit} in the "
                             "model")
     order = [n for n in full.joint_names if n in names]  # the model's order
     return UrdfDynamics(urdf, joint_names=order, locked_positions=locked), full.source
+
+
+def _constant_gravity_joints(dyn, samples: int = 20, seed: int = 0) -> List[str]:
+    """Joints whose gravity load is the same non-zero force in every configuration: a prismatic
+    joint along gravity (a lift carrying mass M: M·g)."""
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
+    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
+    g = np.array([dyn.gravity_torque(rng.uniform(lo, hi)) for _ in range(samples)])
+    mean = np.abs(g.mean(axis=0))
+    return [n for j, n in enumerate(dyn.joint_names)
+            if dyn.joint_kinds[j] == "prismatic" and mean[j] > 0
+            and np.ptp(g[:, j]) <= 1e-9 * mean[j]]
+
+
+def _rank_hint(dyn, dynamics: str) -> str:
+    """What to tell a user whose fit is rank deficient: a lift's structural singularity
+    (:func:`_constant_gravity_joints`, with the rigid body identified), or the excitation."""
+    lifts = _constant_gravity_joints(dyn) if dynamics == "identify" else []
+    if lifts:
+        which = ", ".join(lifts)
+        return (f" — joint(s) {which}: a prismatic joint along gravity carries a constant force "
+                "M·g (M the mass it lifts); with the rigid body identified, M·g cannot be told "
+                "from an asymmetry of its friction levels (Cp − Cn: a constant force either "
+                "way), nor M from its rotor inertia (both multiply its acceleration): singular "
+                "for every trajectory. Use --dynamics urdf (M from the URDF's masses)")
+    return (" — the recording does not excite every joint (and the rigid body): record a "
+            "trajectory that moves each joint both ways at varied speeds (fric excite)")
 
 
 def _holdout_split(M: int, segs: Sequence[slice], fraction: float) -> int:
@@ -421,7 +452,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         if effort_lag != 0.0:
             prep = prepared(effort_lag)  # the same rows: the shift uses the trimmed edges
     progress(f"fitting {k} samples ({prep.t[k - 1] - prep.t[0]:.3g} s; {M - k} held out), "
-             f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s")
+             f"model {model}, dynamics {dynamics}, method {method}, Δv = {dv:.3g} rad/s"
+             + (" (m/s for prismatic joints)" if "prismatic" in dyn.joint_kinds else ""))
     noise = {"var_v": np.asarray(prep.var_v, dtype=float),
              "var_a": np.asarray(prep.var_a, dtype=float)}
 
@@ -435,9 +467,10 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
             if meth == "eiv" and msg.startswith("noise:"):
                 raise  # the default must not fail on ordinary data: least squares instead
             if "one direction only" in msg or "rank deficient" in msg:
-                msg += (" — the recording does not excite every joint (and the rigid body): "
-                        "record a trajectory that moves each joint both ways at varied speeds "
-                        "(fric excite)")
+                hint = _rank_hint(dyn, dynamics)
+                if hint.startswith(" — joint(s)"):  # not the trajectory's fault
+                    msg = msg.replace("; the trajectory does not excite every parameter", "")
+                msg += hint
             raise ArmIdentifyError(msg) from None
 
     def run_or_ols(law: str):
@@ -510,12 +543,14 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        effort_lag=effort_lag, sample_step=dt,
                        effort_lag_estimate=None if lag_est is None else lag_est.estimate,
                        effort_lag_std=lag_std,
-                       effort_lag_consistent=lag_est is None or lag_est.consistent)
+                       effort_lag_consistent=lag_est is None or lag_est.consistent,
+                       joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)))
     files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
     return ArmIdentifyResult(friction=fs, files=files,
                              holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
                              residual_std=residual_std, warnings=warnings, fit=fit,
-                             effort_lag=effort_lag, effort_lag_std=lag_std)
+                             effort_lag=effort_lag, effort_lag_std=lag_std,
+                             joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)))
 
 
 def _holdout_pred(fit, prep, rows, dv) -> np.ndarray:

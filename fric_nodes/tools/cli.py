@@ -191,7 +191,12 @@ def _identify_arm(ns: argparse.Namespace) -> int:
                                        else [])
     print(f"# {ns.input}: model {fs.model}, dynamics {fs.dynamics}, method {fs.method}, "
           f"effort lag {res.effort_lag * 1e3:.3g} ms")
-    print("| joint | " + " | ".join(keys) + " | held-out RMS [N·m] |")
+    linear = [n for n, k in res.joint_kinds.items() if k == "prismatic"]
+    if linear:
+        print(f"# prismatic joint(s) {', '.join(linear)}: Cp, Cn, RMS in N; bp, bn in N·s/m "
+              "(the others: N·m, N·m·s/rad)")
+    unit = "N·m" + (f"; {', '.join(linear)}: N" if linear else "")
+    print("| joint | " + " | ".join(keys) + f" | held-out RMS [{unit}] |")
     print("|---" * (len(keys) + 2) + "|")
     for name, jf in fs.joints.items():
         det = res.fit.determined.get(name, {})
