@@ -9,11 +9,12 @@ which derives what is missing and filters every column alike.
 Files (:func:`read_arm_recording` picks by the path):
 
 * ROS 2 bag — a rosbag2 directory (``metadata.yaml``; sqlite3 or MCAP storage), or a
-  ``.db3``/``.mcap`` file in one, read with ``rosbags`` (imported only there). The topic's
-  sensor_msgs/JointState messages are matched **by joint name** (the order may change from one
-  message to the next; messages with the same header stamp are merged, so two publishers of
-  disjoint joints make one row). Time: header stamps (the bag's receive times when every stamp
-  is zero), sorted, ``t = 0`` at the first.
+  ``.db3``/``.mcap`` file in one, read with ``rosbags`` (imported only there) by
+  :mod:`.joint_state_bag`: the topic's sensor_msgs/JointState messages in the order they were
+  written, decoded straight from their CDR bytes, matched **by joint name** (the order may change
+  from one message to the next; messages with the same header stamp close together are merged,
+  so two publishers of disjoint joints make one row). Time: header stamps (the bag's receive
+  times when every stamp is zero), rows in the order written, ``t = 0`` at the first.
 * CSV (``.csv``; :data:`CSV_FIELDS`) — ``#`` comment lines, then a header row::
 
       t,<joint>.position,<joint>.velocity,<joint>.effort,...
@@ -23,11 +24,37 @@ Files (:func:`read_arm_recording` picks by the path):
   ignored (:mod:`.excitation` writes ``<joint>.acceleration`` in the same format). An empty or
   ``nan`` cell is a missing value.
 
-Missing values (a NaN cell, a message lacking a joint's entry): those rows are dropped and counted
-in :attr:`ArmRecording.warnings`; the time gap they leave is handled by :func:`.signals.segments`.
-A message lacking the velocity makes the recording's velocity derived from the positions. Every
-user mistake is a ``ValueError`` naming the problem (missing path, topic not in the bag — with
-the bag's topics and types —, no efforts, unknown joints — with the available ones —, too short).
+Cleaning (every dropped row is counted in :attr:`ArmRecording.warnings`, one line per kind; the
+time gap a dropped row leaves is handled by :func:`.signals.segments`):
+
+* missing values (a NaN or infinite cell, a message lacking a joint's entry): the row is dropped.
+  A message lacking the velocity makes the recording's velocity derived from the positions;
+* implausible magnitudes (:data:`PLAUSIBLE`): a row with |position| > 1e6 rad or m, |velocity| >
+  1e4 rad/s or m/s, |effort| > 1e7 N·m or N, or |t| > 1e10 s is refused like a missing value.
+  The bounds are far beyond any arm: 1e6 rad is 160 000 turns (a continuous joint at 10 rad/s
+  for 27 h); 1e4 rad/s is 95 000 rpm at the joint; the largest industrial arms carry ~1e5 N·m;
+  1e10 s is 317 years (Unix-epoch seconds pass, nanoseconds given as seconds do not). A value
+  beyond them is a corrupted cell or message (1e308: a flipped exponent bit), and left in it
+  overflows the filters and the fit (NaN results and numpy overflow warnings);
+* a row with the stamp of the row before (a sample recorded twice): the earlier one is dropped;
+* stamps that go back (a clock reset or step): kept as stamped, and named in a warning — where
+  and by how much; :func:`.signals.segments` cuts the recording there, so no filter or derivative
+  spans the jump, and each stretch is identified with its own times.
+
+Damaged bags: what ``rosbags`` raises on a damaged file is caught; the messages before the damage
+are used, with a warning naming where the reading stopped and why (:mod:`.joint_state_bag`);
+when no usable message comes before it, the bag is refused in one line naming it. Values that
+the damage changed without breaking the file's structure can only be caught when implausible.
+
+Long recordings: at most ``max_rows`` rows (:data:`MAX_ROWS`) are used; a longer recording is
+read as :data:`.joint_state_bag.BLOCKS` evenly spaced blocks of consecutive rows, so memory stays
+bounded however long it is (a bag is scanned without decoding the rows it does not use). Each
+block keeps the recorded rate — the derivative filter, the effort lag and the sampling step are
+the recording's —, the blocks span the whole run, and a warning says how many rows were used.
+
+Every user mistake is a ``ValueError`` naming the problem (missing path, topic not in the bag —
+with the bag's topics and types —, no efforts, unknown joints — with the available ones —, too
+short, a bag damaged before its first usable message).
 """
 
 from __future__ import annotations
@@ -40,10 +67,11 @@ from typing import Sequence
 
 import numpy as np
 
+from .joint_state_bag import row_blocks
 from .signals import PreparedData, prepare
 
 __all__ = ["ArmRecording", "read_arm_recording", "write_arm_bag", "write_arm_csv",
-           "read_joint_csv", "CSV_FIELDS", "MIN_ROWS", "JOINT_STATE"]
+           "read_joint_csv", "CSV_FIELDS", "MIN_ROWS", "JOINT_STATE", "PLAUSIBLE", "MAX_ROWS"]
 
 #: Per-joint CSV fields (column ``<joint>.<field>``), after the ``t`` column.
 CSV_FIELDS = ("position", "velocity", "effort", "acceleration")
@@ -51,6 +79,14 @@ CSV_FIELDS = ("position", "velocity", "effort", "acceleration")
 #: (:func:`.signals.prepare` says how many its filter needs).
 MIN_ROWS = 20
 JOINT_STATE = "sensor_msgs/msg/JointState"
+#: Largest plausible magnitudes (module docstring, "Cleaning"): a row with a value beyond one is
+#: refused, like a row with a missing value. ``t`` [s]; per joint ``position`` [rad or m],
+#: ``velocity`` [rad/s or m/s], ``effort`` [N·m or N].
+PLAUSIBLE = {"t": 1e10, "position": 1e6, "velocity": 1e4, "effort": 1e7}
+#: Default ``max_rows`` of :func:`read_arm_recording`: more rows are read as evenly spaced blocks
+#: of consecutive rows (bags: :data:`.joint_state_bag.BLOCKS`; module docstring, "Long
+#: recordings").
+MAX_ROWS = 100_000
 
 
 @dataclass
@@ -98,8 +134,10 @@ class ArmRecording:
 
     @property
     def duration(self) -> float:
-        """``t[-1] − t[0]`` [s]."""
-        return float(self.t[-1] - self.t[0]) if self.t.size else 0.0
+        """The time the rows cover [s]: the sum of the positive steps between consecutive
+        stamps (``t[-1] − t[0]`` when the stamps only increase; a jump back adds nothing)."""
+        steps = np.diff(self.t)
+        return float(np.sum(steps[steps > 0.0]))
 
     def select(self, joints: Sequence[str]) -> "ArmRecording":
         """The recording restricted to (and ordered as) ``joints``; ValueError naming unknown
@@ -142,7 +180,8 @@ def _parse_joints(joints) -> list | None:
 
 
 def read_arm_recording(path, topic: str = "joint_states",
-                       joints: Sequence[str] | str | None = None) -> ArmRecording:
+                       joints: Sequence[str] | str | None = None,
+                       max_rows: int | None = MAX_ROWS) -> ArmRecording:
     """Read an arm recording from a ROS 2 bag or a CSV file (module docstring).
 
     Parameters
@@ -154,12 +193,16 @@ def read_arm_recording(path, topic: str = "joint_states",
     joints : sequence of str or str, optional
         Joint names to keep, in this order (a comma-separated string is split). Default: every
         joint, in the order of the first message (CSV: of the header).
+    max_rows : int or None
+        Most rows used (:data:`MAX_ROWS`); a longer recording is read as evenly spaced blocks
+        of consecutive rows (module docstring, "Long recordings"). None: every row.
 
     Returns
     -------
     ArmRecording
         t [s] from 0, q, v (None when the recording has no velocities), effort; ``warnings``
-        says what was dropped (NaN rows, messages without a joint) or assumed.
+        says what was dropped (NaN and implausible rows, messages without a joint, a damaged
+        bag's tail) or assumed, and where the stamps go back.
 
     Raises
     ------
@@ -168,16 +211,21 @@ def read_arm_recording(path, topic: str = "joint_states",
         not in the bag (listing its topics and types) or has another type; JointState without
         positions or efforts; requested joints missing (listing the available ones); a CSV
         without ``t`` or a joint's position/effort column, or with a cell that is not a number;
-        fewer than :data:`MIN_ROWS` rows with every value.
+        fewer than :data:`MIN_ROWS` rows with every value; a bag that cannot be opened or
+        whose damage comes before any usable message.
     """
+    if max_rows is not None and not (isinstance(max_rows, (int, np.integer))
+                                     and not isinstance(max_rows, bool) and max_rows >= MIN_ROWS):
+        raise ValueError(f"max_rows: expected an integer >= {MIN_ROWS} or None, got "
+                         f"{max_rows!r}")
     path = Path(path)
     joints = _parse_joints(joints)
     if not path.exists():
         raise ValueError(f"recording not found: {path}")
     if path.is_file() and path.suffix.lower() == ".csv":
-        return _read_csv_recording(path, joints)
+        return _read_csv_recording(path, joints, max_rows)
     if path.is_dir() or path.suffix in (".db3", ".mcap"):
-        return _read_bag(path, topic, joints)
+        return _read_bag(path, topic, joints, max_rows)
     raise ValueError(f"{path}: not a recording (expected a rosbag2 directory, a .db3/.mcap bag "
                      f"file or a .csv file)")
 
@@ -255,7 +303,7 @@ def read_joint_csv(path) -> tuple[np.ndarray, list, dict, list]:
     return t, joint_names, {k: np.array(v, dtype=float) for k, v in data.items()}, comments
 
 
-def _read_csv_recording(path: Path, joints) -> ArmRecording:
+def _read_csv_recording(path: Path, joints, max_rows: int | None) -> ArmRecording:
     t, names, cols, _ = read_joint_csv(path)
     if not names:
         raise ValueError(f"{path}: no '<joint>.position' columns (header: t, "
@@ -276,27 +324,116 @@ def _read_csv_recording(path: Path, joints) -> ArmRecording:
     eff = np.column_stack([cols[(j, "effort")] for j in use])
     v = (np.column_stack([cols[(j, "velocity")] for j in use])
          if len(have_v) == len(use) else None)
+    blocks = row_blocks(t.size, max_rows)
+    if blocks is not None:
+        rows = np.concatenate([np.arange(a, b) for a, b in blocks])
+        size = blocks[0][1] - blocks[0][0]
+        notes.append(f"long recording: {t.size} rows; {rows.size} of them used, in "
+                     f"{len(blocks)} evenly spaced blocks of {size} consecutive rows "
+                     f"(max_rows = {max_rows}: bounded memory; every block at the recorded rate)")
+        t, q, eff = t[rows], q[rows], eff[rows]
+        v = None if v is None else v[rows]
     return _finish(t, use, q, v, eff, str(path), notes)
 
 
-def _finish(t, names, q, v, eff, source, notes, hint: str = "") -> ArmRecording:
-    """Drop NaN rows (counted), check the length, put t = 0 at the first row."""
-    parts = [t[:, None], q, eff] + ([v] if v is not None else [])
-    ok = np.all(np.isfinite(np.column_stack(parts)), axis=1)
-    bad = int(ok.size - ok.sum())
-    if bad == ok.size:
-        raise ValueError(f"{source}: every row has a missing (NaN) value{hint}")
-    if bad:
-        first = int(np.argmax(~ok))
-        notes.append(f"{bad} of {ok.size} rows with a missing (NaN) value dropped (first at "
-                     f"row {first}); the gaps they leave split the data into segments")
-    if ok.sum() < MIN_ROWS:
-        raise ValueError(f"{source}: recording too short: {int(ok.sum())} complete rows, fewer "
-                         f"than {MIN_ROWS}")
-    t = t[ok]
-    return ArmRecording(t=t - t[0], joint_names=tuple(names), q=q[ok],
-                        v=None if v is None else v[ok], effort=eff[ok], source=source,
-                        warnings=notes)
+
+def _rows_ok(x, bound: float) -> tuple[np.ndarray, np.ndarray]:
+    """(finite, within) per row of ``x`` (N,) or (N, n): every value finite / every finite
+    value at most ``bound`` in magnitude."""
+    if x.ndim == 1:
+        x = x[:, None]
+    finite = np.isfinite(x)
+    within = ~finite | (np.abs(np.where(finite, x, 0.0)) <= bound)
+    return finite.all(axis=1), within.all(axis=1)
+
+
+def _first_implausible(t, names, cols, row: int) -> str:
+    """``joint.field = value`` of the first implausible value in ``row``."""
+    if abs(t[row]) > PLAUSIBLE["t"]:
+        return f"t = {t[row]:.3g} s"
+    for fld, x in cols:
+        if x is None:
+            continue
+        for j, name in enumerate(names):
+            val = x[row, j]
+            if math.isfinite(val) and abs(val) > PLAUSIBLE[fld]:
+                return f"{name}.{fld} = {val:.3g}"
+    return "?"
+
+
+def _stamp_order_note(t: np.ndarray, rows: np.ndarray) -> str | None:
+    """The stamps' backward steps (where and by how much) in words, None when there are none;
+    ``rows``: the row numbers (of the file) of ``t``'s entries."""
+    steps = np.diff(t)
+    back = np.flatnonzero(steps < 0)
+    if not back.size:
+        return None
+    where = "; ".join(f"row {int(rows[k + 1])} (t = {t[k + 1] - t[0]:.6g} s) by "
+                      f"{-steps[k]:.6g} s" for k in back[:3])
+    more = f"; {back.size - 3} more" if back.size > 3 else ""
+    return (f"stamps go back {back.size} time(s): at {where}{more}; the recording is cut into "
+            "segments there (each filtered on its own, no derivative across a jump; the times "
+            "are kept as stamped)")
+
+
+def _finish(t, names, q, v, eff, source, notes, hint: str = "",
+            damage: str | None = None) -> ArmRecording:
+    """Clean and check the rows (module docstring, "Cleaning"), put t = 0 at the first row."""
+    t = np.asarray(t, dtype=float)
+    N = t.size
+    cols = [("position", q), ("effort", eff), ("velocity", v)]
+    finite, within = _rows_ok(t, PLAUSIBLE["t"])
+    infinite = ~np.isnan(t) & ~np.isfinite(t)
+    for fld, x in cols:
+        if x is not None:
+            f, w = _rows_ok(x, PLAUSIBLE[fld])
+            finite &= f
+            within &= w
+            infinite |= np.any(np.isinf(x), axis=1)
+    missing = ~finite
+    implausible = finite & ~within
+    ok = finite & within
+    if not ok.any():
+        what = ("a missing (NaN) value" if not implausible.any() else
+                "a missing (NaN) or implausible value (beyond the bounds of PLAUSIBLE)")
+        extra = f"; {damage}" if damage else ""
+        raise ValueError(f"{source}: every row has {what}{hint}{extra}")
+    if missing.any():
+        kind = "missing (NaN) or infinite" if infinite.any() else "missing (NaN)"
+        notes.append(f"{int(missing.sum())} of {N} rows with a {kind} value dropped (first at "
+                     f"row {int(np.argmax(missing))}); the gaps they leave split the data into "
+                     f"segments")
+    if implausible.any():
+        first = int(np.argmax(implausible))
+        notes.append(f"{int(implausible.sum())} of {N} rows refused: a value beyond any "
+                     f"plausible magnitude (|position| > {PLAUSIBLE['position']:g} rad or m, "
+                     f"|velocity| > {PLAUSIBLE['velocity']:g} rad/s or m/s, |effort| > "
+                     f"{PLAUSIBLE['effort']:g} N·m or N, |t| > {PLAUSIBLE['t']:g} s; first at "
+                     f"row {first}: {_first_implausible(t, names, cols, first)}); dropped like "
+                     f"missing values")
+    rows = np.flatnonzero(ok)
+    # a row with the stamp of the row before: one sample recorded twice; the later one is kept
+    same = np.flatnonzero(np.diff(t[rows]) == 0.0)
+    if same.size:
+        notes.append(f"{same.size} row(s) with the stamp of the row before (first at row "
+                     f"{int(rows[same[0] + 1])}): the earlier of each pair dropped")
+        keep = np.ones(rows.size, dtype=bool)
+        keep[same] = False
+        rows = rows[keep]
+    note = _stamp_order_note(t[rows], rows)
+    if note:
+        notes.append(note)
+    if rows.size < MIN_ROWS:
+        extra = f"; {damage}" if damage else ""
+        raise ValueError(f"{source}: recording too short: {rows.size} complete rows, fewer "
+                         f"than {MIN_ROWS}{extra}")
+    if rows.size == N:
+        tt, qq, vv, ee = t, q, v, eff
+    else:
+        tt, qq, ee = t[rows], q[rows], eff[rows]
+        vv = None if v is None else v[rows]
+    return ArmRecording(t=tt - tt[0], joint_names=tuple(names), q=qq, v=vv, effort=ee,
+                        source=source, warnings=notes)
 
 
 def write_arm_csv(path, rec: ArmRecording, header: str = "") -> None:
@@ -348,113 +485,40 @@ def _bag_dir(path: Path) -> Path:
     return path
 
 
-def _topic_match(topic: str, have: dict) -> str | None:
-    for cand in (topic, "/" + topic.lstrip("/"), topic.lstrip("/")):
-        if cand in have:
-            return cand
-    return None
+def _read_bag(path: Path, topic: str, joints, max_rows) -> ArmRecording:
+    from .joint_state_bag import read_joint_state_bag  # lazy: rosbags only for bag users
 
-
-def _read_bag(path: Path, topic: str, joints) -> ArmRecording:
     bag = _bag_dir(path)
-    from rosbags.highlevel import AnyReader, AnyReaderError  # lazy: only bag users need it
-    from rosbags.typesys import Stores, get_typestore
-
-    try:
-        reader = AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_KILTED))
-        reader.open()
-    except AnyReaderError as e:
-        raise ValueError(f"{bag}: cannot open the bag: {e}") from None
-    try:
-        have = {c.topic: c.msgtype for c in reader.connections}
-        found = _topic_match(topic, have)
-        if found is None:
-            listing = ", ".join(f"{k} ({v})" for k, v in sorted(have.items())) or "none"
-            raise ValueError(f"{bag}: topic {topic!r} is not in the bag; it has: {listing}")
-        if have[found] != JOINT_STATE:
-            raise ValueError(f"{bag}: topic {found!r} has type {have[found]}, expected "
-                             f"{JOINT_STATE}")
-        conns = [c for c in reader.connections if c.topic == found]
-        msgs = []
-        for conn, log_ns, raw in reader.messages(connections=conns):
-            m = reader.deserialize(raw, conn.msgtype)
-            st = m.header.stamp
-            msgs.append((st.sec * 1_000_000_000 + st.nanosec, log_ns, list(m.name),
-                         np.asarray(m.position, dtype=float), np.asarray(m.velocity, dtype=float),
-                         np.asarray(m.effort, dtype=float)))
-    finally:
-        reader.close()
-    return _assemble(bag, found, msgs, joints)
-
-
-def _assemble(bag, topic, msgs, joints) -> ArmRecording:
-    src = f"{bag} {topic}"
-    if not msgs:
-        raise ValueError(f"{src}: the topic has no messages")
-    stamps = np.array([m[0] for m in msgs], dtype=np.int64)
+    r = read_joint_state_bag(bag, topic, joints, max_rows=max_rows)
+    src = f"{bag} {r.topic}"
     notes = []
-    if not stamps.any():
-        stamps = np.array([m[1] for m in msgs], dtype=np.int64)
-        notes.append("header stamps all zero: the bag's receive times used")
-    seen: list = []
-    for m in msgs:
-        for name in m[2]:
-            if name not in seen:
-                seen.append(name)
-    use = joints if joints is not None else list(msgs[0][2])
-    _joint_index(use, seen, src)
-    col = {name: i for i, name in enumerate(use)}
-    for fld, k in (("position", 3), ("effort", 5)):
-        if not any(len(m[k]) for m in msgs):
-            raise ValueError(f"{src}: the JointState messages have no {fld} (empty '{fld}' in "
-                             f"all {len(msgs)} messages); identification needs joint "
-                             f"positions and efforts (the effort state interface of "
-                             f"ros2_control: add it to the joint_state_broadcaster)")
-    # rows keyed by stamp: messages with the same stamp (two publishers) merge into one row
-    uniq, row_of = np.unique(stamps, return_inverse=True)
-    N, n = uniq.size, len(use)
-    q, v, eff = (np.full((N, n), np.nan) for _ in range(3))
-    no_vel = short = 0
-    for r, (_, _, names, pos, vel, ef) in zip(row_of, msgs):
-        if vel.size == 0:
-            no_vel += 1
-        for i, name in enumerate(names):
-            j = col.get(name)
-            if j is None:
-                continue
-            if i >= pos.size or i >= ef.size:
-                short += 1
-                continue
-            q[r, j], eff[r, j] = pos[i], ef[i]
-            if i < vel.size:
-                v[r, j] = vel[i]
-    missing_joint = int(np.sum(~np.all(np.isfinite(q), axis=1)))
-    if short:
-        notes.append(f"{short} joint entries without a position or effort (shorter arrays than "
-                     f"names) left missing")
-    if missing_joint:
-        notes.append(f"{missing_joint} stamps lack a position or effort of some joint of "
-                     f"{use} (a message without that joint)")
-    if no_vel == len(msgs):
-        v = None
-        notes.append("no velocities in the messages: derived from the positions")
-    elif no_vel or np.isnan(v).sum() > np.isnan(q).sum():
-        v = None
-        notes.append(f"{no_vel} of {len(msgs)} messages without velocities: velocities derived "
-                     f"from the positions for the whole recording")
-    have = np.isfinite(q) & np.isfinite(eff)
+    if r.damage:
+        notes.append(f"{r.damage}; the {r.messages} messages before it are used (values in "
+                     f"them that the damage changed are caught only when implausible)")
+    if r.malformed[0]:
+        notes.append(f"{r.malformed[0]} message(s) that are not a sensor_msgs/JointState "
+                     f"skipped ({r.malformed[1]})")
+    notes += r.notes
+    if r.blocks:
+        size = r.blocks[0][1] - r.blocks[0][0]
+        notes.append(f"long recording: {r.rows_total} rows; {len(r.stamp_ns)} of them used, in "
+                     f"{len(r.blocks)} evenly spaced blocks of {size} consecutive rows "
+                     f"(max_rows = {max_rows}: bounded memory; every block at the recorded rate)")
+    use = list(r.joint_names)
+    have = np.isfinite(r.q) & np.isfinite(r.effort)
     hint = ""
     if have.any(axis=0).all() and not have.all(axis=1).any():
         hint = (f": no stamp has all of {use} — they come in separate messages with different "
                 f"stamps (two publishers?); record one JointState with every joint, or select "
                 f"the joints of one publisher with joints=")
-    sec, nsec = divmod(int(uniq[0]), 1_000_000_000)
-    return _finish((uniq - uniq[0]).astype(float) * 1e-9, use, q, v, eff,
-                   f"{src} (t = 0 at stamp {sec}.{nsec:09d} s)", notes, hint)
+    sec, nsec = divmod(int(r.stamp_ns[0]), 1_000_000_000)
+    t = (r.stamp_ns - r.stamp_ns[0]).astype(float) * 1e-9
+    return _finish(t, use, r.q, r.v, r.effort, f"{src} (t = 0 at stamp {sec}.{nsec:09d} s)",
+                   notes, hint, damage=r.damage)
 
 
 def write_arm_bag(path, rec: ArmRecording, topic: str = "joint_states", t0_ns: int = 0,
-                  storage: str = "mcap") -> Path:
+                  storage: str = "mcap", receive_ns=None) -> Path:
     """Write ``rec`` as a rosbag2 of sensor_msgs/JointState (what ``ros2 bag record`` makes).
 
     Parameters
@@ -462,14 +526,16 @@ def write_arm_bag(path, rec: ArmRecording, topic: str = "joint_states", t0_ns: i
     path : str or path-like
         The bag directory to create (it must not exist).
     rec : ArmRecording
-        The recording; one message per sample, header stamp ``t0_ns + t`` (integer ns), the
-        bag's receive time the same.
+        The recording; one message per sample, header stamp ``t0_ns + t`` (integer ns), in the
+        order of its rows.
     topic : str
         Topic name (a leading ``/`` is added).
     t0_ns : int
         Stamp of ``t = 0`` [ns].
     storage : {"mcap", "sqlite3"}
         The rosbag2 storage plugin.
+    receive_ns : (N,) array_like of int, optional
+        The bag's receive time of each message [ns]; default its header stamp.
 
     Returns
     -------
@@ -481,29 +547,9 @@ def write_arm_bag(path, rec: ArmRecording, topic: str = "joint_states", t0_ns: i
     ValueError
         When ``path`` exists or ``storage`` is unknown.
     """
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
+    from .joint_state_bag import JointStateBagWriter
 
-    path = Path(path)
-    if path.exists():
-        raise ValueError(f"{path}: exists; a bag is written to a new directory")
-    plugins = {"mcap": StoragePlugin.MCAP, "sqlite3": StoragePlugin.SQLITE3}
-    if storage not in plugins:
-        raise ValueError(f"storage: expected 'mcap' or 'sqlite3', got {storage!r}")
-    ts = get_typestore(Stores.ROS2_KILTED)
-    T = ts.types
-    Time, Header, JS = (T["builtin_interfaces/msg/Time"], T["std_msgs/msg/Header"],
-                        T[JOINT_STATE])
-    names = list(rec.joint_names)
-    empty = np.zeros(0)
     stamps = t0_ns + np.rint(np.asarray(rec.t) * 1e9).astype(np.int64)
-    with Writer(path, version=9, storage_plugin=plugins[storage]) as w:
-        conn = w.add_connection("/" + topic.lstrip("/"), JOINT_STATE, typestore=ts)
-        for k, ns in enumerate(stamps.tolist()):
-            msg = JS(header=Header(stamp=Time(sec=ns // 1_000_000_000,
-                                              nanosec=ns % 1_000_000_000), frame_id=""),
-                     name=names, position=rec.q[k].copy(),
-                     velocity=empty if rec.v is None else rec.v[k].copy(),
-                     effort=rec.effort[k].copy())
-            w.write(conn, ns, ts.serialize_cdr(msg, JOINT_STATE))
-    return path
+    with JointStateBagWriter(path, rec.joint_names, topic=topic, storage=storage) as w:
+        w.write(stamps, rec.q, rec.v, rec.effort, receive_ns=receive_ns)
+    return w.path
