@@ -203,18 +203,27 @@ def _scaled_effort(effort: np.ndarray, names: Sequence[str], scale: Dict[str, fl
 
 
 def _drop_non_finite(t, q, effort, v, warnings: List[str], source: str):
-    """Drop rows with NaN/inf anywhere (stamp, position, effort, velocity); warn or refuse."""
-    ok = np.isfinite(t) & np.all(np.isfinite(q), axis=1) & np.all(np.isfinite(effort), axis=1)
-    if v is not None:
-        ok &= np.all(np.isfinite(v), axis=1)
+    """Drop rows with NaN/inf anywhere (stamp, position, effort, velocity) or beyond the
+    plausible magnitudes (:data:`~fric_core.arm_identification.recording.PLAUSIBLE`; the
+    reader refused those already, a scaled effort may exceed them); warn or refuse. Returns the
+    arrays themselves (no copy) when every row is kept."""
+    from fric_core.arm_identification.recording import PLAUSIBLE
+
+    with np.errstate(invalid="ignore"):
+        ok = (np.abs(t) <= PLAUSIBLE["t"]) & np.all(np.abs(q) <= PLAUSIBLE["position"], axis=1) \
+            & np.all(np.abs(effort) <= PLAUSIBLE["effort"], axis=1)
+        if v is not None:
+            ok &= np.all(np.abs(v) <= PLAUSIBLE["velocity"], axis=1)
     bad = int((~ok).sum())
+    if not bad:
+        return t, q, effort, v
     if bad == ok.size:
-        raise ArmIdentifyError(f"{source}: every one of the {ok.size} rows has NaN or inf in its "
-                               "stamp, position, velocity or effort; nothing to identify")
-    if bad:
-        first = int(np.argmax(~ok))
-        warnings.append(f"{bad} of {ok.size} rows with NaN or inf dropped (first at row {first}); "
-                        "the gaps they leave split the data into segments")
+        raise ArmIdentifyError(f"{source}: every one of the {ok.size} rows has NaN, inf or an "
+                               "implausible magnitude in its stamp, position, velocity or "
+                               "effort; nothing to identify")
+    first = int(np.argmax(~ok))
+    warnings.append(f"{bad} of {ok.size} rows with NaN, inf or an implausible magnitude dropped "
+                    f"(first at row {first}); the gaps they leave split the data into segments")
     return t[ok], q[ok], effort[ok], None if v is None else v[ok]
 
 
@@ -415,7 +424,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         effort = _scaled_effort(effort, names_rec, scale, rec.source or str(src), progress)
     v_meas = None if rec.v is None else np.asarray(rec.v, dtype=float)
     progress(f"read {t.size} samples of {len(names_rec)} joints ({', '.join(names_rec)}) over "
-             f"{t[-1] - t[0]:.4g} s")
+             f"{rec.duration:.4g} s")
     t, q, effort, v_meas = _drop_non_finite(t, q, effort, v_meas, warnings, rec.source or str(src))
 
     dyn, urdf_source = _urdf_dynamics(urdf, joints, names_rec, q, warnings)
