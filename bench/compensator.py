@@ -7,7 +7,7 @@ Prints, measured side by side in one run:
 * the same with the URDF gravity torque of the bundled 7-DOF arm (Pinocchio rnea) added, with the
   identified gravity (``gravity: identified``: Pinocchio's gravity on inertias equivalent to β),
   and with the gear model's load-dependent levels (the command as the load torque, K rescaled per
-  step);
+  step), and with 6-knot friction curves (``law: curve``, issue 23) and effort offsets;
 * the transient allocation peak over 500 steps (tracemalloc, bytes: numpy scalars only, nothing
   is kept from step to step);
 * sign changes of the compensation over 7 velocity reversals of an encoder-quantised, noisy
@@ -26,7 +26,7 @@ import tracemalloc
 
 import numpy as np
 
-from fric_core.arm_identification.joint_friction import JointFriction
+from fric_core.arm_identification.joint_friction import FrictionCurve, JointFriction
 from fric_core.compensation import FrictionCompensator, SignCompensator, sign_changes
 
 from elements import per_step_us  # bench/elements.py, this script's neighbour
@@ -37,13 +37,18 @@ TARGET_US = 50.0
 RES = 1e-4
 
 
-def _friction(gear: bool = False):
+def _friction(gear: bool = False, curve: bool = False):
     rng = np.random.default_rng(0)
     out = []
     for _ in range(N_JOINTS):
         cp, cn = rng.uniform(0.5, 3.0, 2)
         bp, bn = rng.uniform(0.1, 1.0, 2)
         kw = dict(eta_f=0.8, eta_b=0.6) if gear else {}
+        if curve:  # a saturating 6-knot curve per side (issue 23) and an effort offset
+            v = np.array([0.0, 0.05, 0.1, 0.3, 0.6, 1.2])
+            sides = [(v, c + b * 0.3 * np.tanh(v / 0.3)) for c, b in ((cp, bp), (cn, bn))]
+            kw.update(law="curve", curve=FrictionCurve.make(*sides[0], *sides[1]),
+                      offset=float(rng.uniform(-0.2, 0.2)))
         out.append(JointFriction(float(cp), float(cn), float(bp), float(bn), **kw))
     return out
 
@@ -97,12 +102,17 @@ def cost_section(n_steps: int, repeats: int) -> None:
     def gear_step(p):  # the node's default gear_load: command
         return comp_gear.step(p, cmd, load=cmd)
 
+    comp_curve = FrictionCompensator(_friction(curve=True), T, resolution=RES, max_effort=20.0)
+    base_curve = SignCompensator(_friction(curve=True), T)
+
     cases = [
         ("sign(v) Coulomb + viscous (baseline)", base.step),
         ("implicit model C compensator + command", lambda p: comp.step(p, cmd)),
         ("  + URDF gravity (arm7, Pinocchio)", lambda p: comp_g.step(p, cmd)),
         ("  + identified gravity (arm7, identified β)", lambda p: comp_ig.step(p, cmd)),
         ("implicit + gear levels (load = command)", gear_step),
+        ("implicit, curve law (6 knots a side) + offset", lambda p: comp_curve.step(p, cmd)),
+        ("sign(v), curve law (6 knots a side) + offset", base_curve.step),
         ("(URDF gravity torque alone)", dyn.gravity_torque),
         ("(identified gravity torque alone)", lambda p: ig.torque(p, out=g_buf)),
     ]
