@@ -46,6 +46,16 @@ positions only, or an unfiltered velocity, and never an acceleration. This modul
   band (≤ 1–2 Hz) is far below the cutoff (:func:`~.synthetic.simulate_arm_recording`, then
   :func:`prepare`, then :func:`~.fit.fit_arm_friction`; test_arm_signals.py checks it).
 
+A recorded velocity's lag (:func:`estimate_velocity_lag`, used by :func:`prepare`). A drive's
+velocity estimate is often low-passed or logged late (0.1–0.3 s on real arms); taken at its stamp
+it turns inertia into friction and back. The lag is the least-squares one between the low-passed
+recorded velocity and the zero-phase derivative of the positions (the peak of their normalised
+cross-correlation, sub-sample by a parabola); a joint lagging by more than
+:data:`VELOCITY_LAG_SAMPLES` sampling steps gets the positions' derivative instead, with a
+warning naming it and the lag in ms (a backward difference ``Δq/dt``, half a step late, is
+kept). test_arm_velocity_lag.py: delays of 0.1–0.3 s found to half a sample, a first-order
+filter's between its phase delays, unlagged velocities not flagged.
+
 Effort lag (``prepare(..., effort_lag=τ)``, :func:`estimate_effort_lag`). The fit relates the
 effort at a stamp t to the zero-phase q, v, a at t. A *commanded* effort held over the step that
 ends at its stamp (ros2_control's commanded effort; fric's ``transmission_sim`` publishes the
@@ -954,16 +964,20 @@ def _vertex(x, rss, count):
 
 
 def _velocity_lag_warnings(est: "VelocityLag", labels) -> list:
-    """One line per joint whose measured velocity :func:`prepare` replaces."""
-    out = []
+    """One line naming every joint whose measured velocity :func:`prepare` replaces, with its
+    lag in ms (empty when none)."""
+    parts = []
     for j in np.flatnonzero(est.flagged):
-        late = "lags" if est.lag[j] > 0 else "leads"
-        least = "at least " if est.at_limit[j] else ""
-        out.append(f"measured velocity of {labels[j]} {late} the derivative of its positions by "
-                   f"{least}{abs(est.lag[j]) * 1e3:.3g} ms ({abs(est.samples[j]):.3g} samples; a "
-                   f"drive's velocity filter or a logging delay): the positions' derivative is "
-                   f"used for {labels[j]} instead")
-    return out
+        sign = "" if est.lag[j] > 0 else "−"  # a negative lag: the velocity leads
+        least = "≥ " if est.at_limit[j] else ""
+        parts.append(f"{labels[j]} {least}{sign}{abs(est.lag[j]) * 1e3:.3g} ms "
+                     f"({abs(est.samples[j]):.3g} samples)")
+    if not parts:
+        return []
+    which = ", ".join(labels[j] for j in np.flatnonzero(est.flagged))
+    return [f"measured velocity lags the derivative of the positions (a drive's velocity filter "
+            f"or a logging delay): {', '.join(parts)}; the positions' derivative is used "
+            f"instead for {which}"]
 
 
 # -- recorded velocity's lag ----------------------------------------------------------------------
