@@ -415,6 +415,14 @@ def _excite(ns: argparse.Namespace) -> int:
           f"period(s) at {ns.rate:g} Hz, at rest at both ends")
     print(f"# condition number of the identification design: {traj.cond:.4g} (first random "
           f"shape {traj.cond_initial:.4g})")
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
+
+    dyn = UrdfDynamics(ns.urdf)  # (read without error by excite_arm above)
+    linear = [n for n, k in zip(dyn.joint_names, dyn.joint_kinds)
+              if k == "prismatic" and n in traj.joint_names]
+    if linear:
+        print(f"# prismatic joint(s) {', '.join(linear)}: m, m/s, m/s² (the others: rad, rad/s, "
+              "rad/s²)")
     print("| joint | q min [rad] | q max [rad] | max |v| [rad/s] | max |a| [rad/s²] |")
     print("|---|---|---|---|---|")
     for j, name in enumerate(traj.joint_names):

@@ -67,3 +67,14 @@ def test_urdf_rigid_body_identifies_the_lift_in_newtons(lift_csv, tmp_path, caps
     assert lift.Cp == pytest.approx(LIFT_FRICTION.forward_level, rel=0.05)
     assert lift.Cn == pytest.approx(-LIFT_FRICTION.backward_level, rel=0.05)
     assert np.isfinite(lift.bp) and lift.bp > 0
+
+
+def test_excite_table_names_the_lift_units(tmp_path, capsys):
+    rc = main(["excite", "--urdf", "arm7_lift", "--out", str(tmp_path / "e"), "--duration", "10",
+               "--time-budget", "0.5"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "# prismatic joint(s) torso_lift: m, m/s, m/s² (the others: rad, rad/s, rad/s²)" in out
+    row = next(ln for ln in out.splitlines() if ln.startswith("| torso_lift |"))
+    q_min, q_max, v_max = (float(c) for c in row.split("|")[2:5])
+    assert 0.0 <= q_min < q_max <= 0.35 and v_max <= 0.15 + 1e-3  # the URDF's stroke and speed
