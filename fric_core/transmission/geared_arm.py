@@ -28,7 +28,12 @@ Coulomb torque added to the gear's bound instead, in parallel with it, would sho
 motor torque scaled by 1/(1 − γ_u) when driving and 1/(1 + γ_u) when back-driven).
 
 In the step: ``[−Cn, Cp] = c₀ + C [−1, 1]`` with the offset ``c₀ = (Cp − Cn)/2`` and the
-symmetric ``C = (Cp + Cn)/2``; c₀ is a constant input torque (τ_u − c₀ in (69d), (69e)), the
+symmetric ``C = (Cp + Cn)/2``. This split needs only ``Cp + Cn ≥ 0`` (C ≥ 0, a monotone law), not
+each level ≥ 0: a ``joint_friction.yaml`` may hold one level below 0 where an effort offset could
+not be separated from the levels (issue 23); c₀ then carries it, of either sign, and the
+derivation below is unchanged (a joint whose static interval excludes 0 is pushed by the
+offset's c₀ at rest: the sim then behaves as the robot did in the recording's effort units).
+c₀ is a constant input torque (τ_u − c₀ in (69d), (69e)), the
 set-valued ``C s`` (s ∈ sgn v) enters (69d) as ``−γ_u C s`` and adds to the friction, so (69f)
 becomes the problem of :class:`CoulombAxproj`: friction f with ``v = v* − A f`` and per joint
 ``f = C + |ψ − γ_u C|`` sliding forwards, ``−C − |ψ + γ_u C|`` backwards and anything between
@@ -41,6 +46,26 @@ step, their mean from rest) is implicit too: ``b v_new = b v + h b q̈`` is the 
 and exact in steady sliding.
 A joint whose velocity comes out exactly 0 is held by static friction; a self-locking joint
 (|γ_v,i| ≥ 1) holds any load from the arm while its actuator is idle.
+
+**Friction curves** (``curves``, ``law: curve`` of issue 23: a monotone piecewise-linear
+τ_f per direction, knots v_k, levels f_k, slopes s_k). The step stays the one above with
+per-step values, a *semi-implicit* treatment: the segment k of the velocity at the start of
+the step fixes the law of the step, ``τ_f = c_k + s_k v`` (v > 0) with the intercept
+``c_k = f_k − s_k v_k`` — an effective Coulomb level ``Cp = c_k`` and viscous slope
+``b = s_k`` — and the step is implicit in them (Coulomb set-valued, viscosity as the inertia
+h b). Mirrored backwards (``Cn = c_k⁻``, ``b = s_k⁻``). The other direction's level is the
+curve's level at 0, lifted to ``−c_k`` if needed so that the step's law stays monotone
+(``Cp + Cn ≥ 0``: the intercept of a steep later segment may lie below −f⁻_0); from rest the
+Coulomb bounds are the levels at 0, ``[−f⁻_0, f⁺_0]``, and b the mean of the first slopes.
+Exact in steady sliding (the start velocity is the end velocity, on its segment: the speed at
+which the curve balances the torque); while a step crosses a knot the start segment's line is
+used for the rest of that step, an error of ``|s_k − s_{k±1}|`` times the velocity change
+beyond the knot, gone by the next step.
+
+The simulator renders the **friction** τ_f, without a file's effort ``offset``: the offset is
+the measurement's (a torque sensor's or current loop's constant), not a torque acting on the
+joint, and τ_u here is the actuator's torque. (Where the offset could not be separated it is in
+the levels, and the simulator cannot tell it from friction: see c₀ above.)
 
 Well-posedness (57): σ_max(P) < 1 guarantees a unique internal force λ. P depends on q, so it is
 checked at every step (a cheap Frobenius-norm bound first, the SVD only when the bound is ≥ 1).
@@ -62,11 +87,13 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 import numpy as np
 
 from .._checks import real_array, short_repr
+from ..joint_friction import FrictionCurve
 from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
 from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
 from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
 
 _min = np.minimum.reduce  # reductions without the ndarray methods' Python wrappers
+_TOL = 1e-9  # a level sum below 0 by this much (a fit at the bound, rounded) is still monotone
 _all = np.logical_and.reduce
 
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
@@ -191,7 +218,7 @@ class ArmState(NamedTuple):
     v: np.ndarray  #: joint velocities after the step (exact 0 for stuck joints)
     v_star: np.ndarray  #: (69e)
     #: [s]|λ|: transmission friction torque on each joint's motion (48a); with joint friction
-    #: (``Cp, Cn, bp, bn``) the sum of the gear's and the joint friction's
+    #: (``Cp, Cn, bp, bn``, ``curves``) the sum of the gear's and the joint friction's
     friction: np.ndarray
     lam: np.ndarray  #: internal forces λ (48b)
     stuck: np.ndarray  #: joints in static friction (velocity exactly 0)
@@ -237,9 +264,13 @@ class GearedArm:
     mappings. ``m`` (rotor inertias referred to the joints, ≥ 0) and ``m_v`` (output-side
     transmission inertias) add to the arm's inertia as in (49), (63). ``damping``: viscous
     friction D ≥ 0 [N m s/rad] on the output side (a load: it goes through the gear).
-    ``Cp, Cn`` [N m], ``bp, bn`` [N m s/rad] (≥ 0): the input-side joint friction of the module
-    docstring ("Joint friction"; :meth:`from_joint_friction` takes them from a
-    ``joint_friction.yaml``); it needs |γ_u| ≤ 1 (a forward-drivable gear).
+    ``Cp, Cn`` [N m] (``Cp + Cn ≥ 0``; one may be below 0), ``bp, bn`` [N m s/rad] (≥ 0): the
+    input-side joint friction of the module docstring ("Joint friction"; :meth:`from_joint_friction`
+    takes them from a ``joint_friction.yaml``); it needs |γ_u| ≤ 1 (a forward-drivable gear).
+    ``curves``: per joint a :class:`~fric_core.joint_friction.FrictionCurve` or None (a sequence
+    of n or a ``{joint name: curve}`` mapping naming some joints): that joint's friction is the
+    curve (module docstring, "Friction curves"), and its ``Cp, Cn, bp, bn`` become the curve's
+    levels at 0 and first slopes.
 
     ``step(tau_u, h, wrench=None, tau_load=None) -> v``: actuator torques τ_u referred to the
     joints, timestep h, optional end-effector wrench f (6,: force then torque, world axes, acting
@@ -282,7 +313,7 @@ class GearedArm:
 
     def __init__(self, dynamics: ArmDynamics, gamma_u, gamma_v, m, *, m_v=0.0, damping=0.0,
                  q0=None, v0=None, tol: float = 1e-12, on_ill_posed: str = "warn",
-                 lower=None, upper=None, Cp=0.0, Cn=0.0, bp=0.0, bn=0.0):
+                 lower=None, upper=None, Cp=0.0, Cn=0.0, bp=0.0, bn=0.0, curves=None):
         names = tuple(dynamics.joint_names)
         n = int(dynamics.n)
         if len(names) != n:
@@ -298,16 +329,32 @@ class GearedArm:
         self.m = per_joint("m", m, names, minimum=0.0)
         self.m_v = per_joint("m_v", m_v, names, minimum=0.0)
         self.damping = per_joint("damping", damping, names, minimum=0.0)
-        self.Cp = per_joint("Cp", Cp, names, minimum=0.0)
-        self.Cn = per_joint("Cn", Cn, names, minimum=0.0)
-        self.bp = per_joint("bp", bp, names, minimum=0.0)
-        self.bn = per_joint("bn", bn, names, minimum=0.0)
-        self._coulomb = 0.5 * (self.Cp + self.Cn)  # C: the symmetric part
-        self._coulomb_offset = 0.5 * (self.Cp - self.Cn)  # c0: a constant input torque
+        self.Cp = per_joint("Cp", Cp, names).copy()
+        self.Cn = per_joint("Cn", Cn, names).copy()
+        self.bp = per_joint("bp", bp, names, minimum=0.0).copy()
+        self.bn = per_joint("bn", bn, names, minimum=0.0).copy()
+        #: per joint the friction curve (module docstring) or None
+        self.curves = self._curves_arg(curves, names)
+        self._curve_any = any(c is not None for c in self.curves)
+        if self._curve_any:
+            self._curve_setup()
+        cross = self.Cp + self.Cn < -_TOL * np.maximum(1.0, np.maximum(np.abs(self.Cp),
+                                                                       np.abs(self.Cn)))
+        if cross.any():
+            i = int(np.flatnonzero(cross)[0])
+            raise ValueError(f"Cp: joint {names[i]}: Cp + Cn = {self.Cp[i] + self.Cn[i]:.6g} < 0 "
+                             "(the friction at 0+ below that at 0-: not a monotone law)")
+        # C: the symmetric part (≥ 0; a crossing by rounding is 0), c0: a constant input torque
+        self._coulomb = np.maximum(0.5 * (self.Cp + self.Cn), 0.0)
+        self._coulomb_offset = 0.5 * (self.Cp - self.Cn)
         self._b_rest = 0.5 * (self.bp + self.bn)
-        self.joint_friction = bool(self._coulomb.any() or self.bp.any() or self.bn.any())
+        self.joint_friction = bool(self._coulomb.any() or self._coulomb_offset.any()
+                                   or self.bp.any() or self.bn.any() or self._curve_any)
         self.efficiencies_undetermined: tuple = ()  # set by from_joint_friction
-        bad = (self._coulomb > 0.0) & (np.abs(self.gamma_u) > 1.0)
+        coulomb = self._coulomb > 0.0
+        if self._curve_any:  # a step's C = max(c_k + level at 0 of the other side, 0)/2
+            coulomb |= self._curve_coulomb
+        bad = coulomb & (np.abs(self.gamma_u) > 1.0)
         if bad.any():
             j = names[int(np.flatnonzero(bad)[0])]
             raise ValueError(f"Cp: joint {j}: input-side Coulomb friction needs |gamma_u| <= 1 "
@@ -336,7 +383,8 @@ class GearedArm:
         self._solver = AxprojSolver(n, tol=tol)
         self._coulomb_solver = CoulombAxproj(n, tol=tol)
         self._tol = tol
-        self._step_g = self._step_C = None  # γ_u C and C of the current step (joint friction)
+        # γ_u C, C and c0 of the current step (joint friction)
+        self._step_g = self._step_C = self._step_c0 = None
         self._gu_m = self.gamma_u * self.m
         self._diag = np.arange(n) * (n + 1)  # flat indices of a diagonal
         self._m_eff = np.zeros(n)
@@ -358,6 +406,91 @@ class GearedArm:
         self._shape = (n,)
         self._m_pos = bool((self.m > 0.0).all())
         self.reset()
+
+    @staticmethod
+    def _curves_arg(curves, names) -> tuple:
+        """``curves`` as one FrictionCurve or None per joint; ValueError naming ``curves``."""
+        n = len(names)
+        if curves is None:
+            return (None,) * n
+        if isinstance(curves, Mapping):
+            unknown = [k for k in curves if k not in names]
+            if unknown:
+                raise ValueError(f"curves: unknown joint name(s) {unknown}; the joints are "
+                                 f"{list(names)}")
+            curves = [curves.get(j) for j in names]
+        curves = list(curves)
+        if len(curves) != n:
+            raise ValueError(f"curves: expected {n} entries (one per joint {list(names)}, None "
+                             f"for none), got {len(curves)}")
+        for j, c in zip(names, curves):
+            if c is None:
+                continue
+            if not isinstance(c, FrictionCurve):
+                raise ValueError(f"curves: joint {j}: expected a FrictionCurve or None, got "
+                                 f"{short_repr(c)}")
+            for side in (1, -1):
+                v, f, sl = c.segments(side)
+                if not (np.all(np.isfinite(f)) and np.all(np.isfinite(sl)) and v[0] == 0.0
+                        and np.all(sl >= 0.0)):
+                    raise ValueError(f"curves: joint {j}: expected finite, non-decreasing "
+                                     "levels over increasing knots from 0")
+            fp0, fn0 = c.f_pos[0], c.f_neg[0]
+            if fp0 + fn0 < -_TOL * max(1.0, abs(fp0), abs(fn0)):
+                raise ValueError(f"curves: joint {j}: the levels at 0 cross (f_pos[0] + "
+                                 f"f_neg[0] = {fp0 + fn0:.6g} < 0)")
+        return tuple(curves)
+
+    def _curve_setup(self) -> None:
+        """Padded per-side (n, K) knots, intercepts c_k = f_k − s_k v_k and slopes s_k of every
+        joint's law (a joint without a curve: one segment, Cp + bp v); the curve joints' Cp, Cn,
+        bp, bn set to the curves' levels at 0 and first slopes."""
+        n = self.n
+        rows = ([], [])
+        for i, c in enumerate(self.curves):
+            if c is None:
+                rows[0].append((np.zeros(1), np.array([self.Cp[i]]), np.array([self.bp[i]])))
+                rows[1].append((np.zeros(1), np.array([self.Cn[i]]), np.array([self.bn[i]])))
+                continue
+            for j, side in enumerate((1, -1)):
+                v, f, sl = c.segments(side)
+                v, f = np.asarray(v, dtype=float), np.asarray(f, dtype=float)
+                sl = np.append(sl, sl[-1])
+                rows[j].append((v, f - sl * v, sl))
+            self.Cp[i], self.Cn[i] = c.f_pos[0], c.f_neg[0]
+            self.bp[i], self.bn[i] = rows[0][-1][2][0], rows[1][-1][2][0]
+        self._curve_v, self._curve_c, self._curve_s = [], [], []
+        for side in rows:
+            K = max(v.size for v, _, _ in side)
+            V, Cc, S = np.full((n, K), np.inf), np.zeros((n, K)), np.zeros((n, K))
+            for i, (v, c, sl) in enumerate(side):
+                V[i, :v.size], Cc[i, :v.size], S[i, :v.size] = v, c, sl
+            self._curve_v.append(V)
+            self._curve_c.append(Cc)
+            self._curve_s.append(S)
+        self._curve_row = np.arange(n)[:, None]
+        # joints whose step may have C > 0 (for the |γ_u| ≤ 1 check)
+        self._curve_coulomb = ((self._curve_c[0].max(axis=1) + self.Cn > 0.0)
+                               | (self._curve_c[1].max(axis=1) + self.Cp > 0.0))
+
+    def _friction_terms(self, v: np.ndarray):
+        """The step's viscous slope b, Coulomb C ≥ 0 and constant c0 per joint (module docstring:
+        b by the sign of the start velocity, from rest the mean; curves: the start segment)."""
+        if not self._curve_any:
+            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
+            return b, self._coulomb, self._coulomb_offset
+        r = np.abs(v)
+        seg = []
+        for V, Cc, S in zip(self._curve_v, self._curve_c, self._curve_s):
+            k = np.count_nonzero(r[:, None] >= V[:, 1:], axis=1)[:, None]
+            seg.append((np.take_along_axis(Cc, k, axis=1)[:, 0],
+                        np.take_along_axis(S, k, axis=1)[:, 0]))
+        (cp, sp), (cn, sn) = seg
+        fwd, bwd = v > 0.0, v < 0.0
+        Cp = np.where(fwd, cp, np.where(bwd, np.maximum(self.Cp, -cn), self.Cp))
+        Cn = np.where(bwd, cn, np.where(fwd, np.maximum(self.Cn, -cp), self.Cn))
+        b = np.where(fwd, sp, np.where(bwd, sn, self._b_rest))
+        return b, np.maximum(0.5 * (Cp + Cn), 0.0), 0.5 * (Cp - Cn)
 
     # -- constructors ---------------------------------------------------------------------------
     @classmethod
@@ -390,7 +523,11 @@ class GearedArm:
         """The arm with the identified (or "true") joint friction of a ``joint_friction.yaml``.
 
         Joints are matched by name (``dynamics.joint_names``; the file may hold more). Each
-        joint gets ``Cp, Cn, bp, bn`` as input-side joint friction and, where the file gives
+        joint gets ``Cp, Cn, bp, bn`` as input-side joint friction (a ``law: curve`` joint its
+        curve, module docstring "Friction curves"; levels below 0 with ``Cp + Cn ≥ 0`` as they
+        are: every file the reader accepts) — the friction τ_f, **without** the file's effort
+        ``offset``, which is the measurement's and not a torque on the joint (module
+        docstring) — and, where the file gives
         both efficiencies (``eta_f``, ``eta_b``: the gear model), its gear's γ_u, γ_v by (27);
         elsewhere ``gamma_u``, ``gamma_v`` (default 0: a lossless gear). The joints whose file
         entry has only ``eta_product`` (efficiencies undetermined) are listed in the result's
@@ -429,7 +566,7 @@ class GearedArm:
         if not isinstance(friction, JointFrictionSet):
             raise ValueError(f"friction: expected a JointFrictionSet or a file path, got "
                              f"{type(friction).__name__}")
-        for k in ("Cp", "Cn", "bp", "bn"):
+        for k in ("Cp", "Cn", "bp", "bn", "curves"):
             if k in kwargs:
                 raise ValueError(f"{k}: taken from the joint friction; do not pass it")
         names = tuple(dynamics.joint_names)
@@ -446,7 +583,8 @@ class GearedArm:
             elif e.eta_product is not None:
                 undetermined.append(j)
         arm = cls(dynamics, gu, gv, m, Cp=[e.Cp for e in entries], Cn=[e.Cn for e in entries],
-                  bp=[e.bp for e in entries], bn=[e.bn for e in entries], **kwargs)
+                  bp=[e.bp for e in entries], bn=[e.bn for e in entries],
+                  curves=[e.curve if e.law == "curve" else None for e in entries], **kwargs)
         arm.efficiencies_undetermined = tuple(undetermined)
         return arm
 
@@ -611,11 +749,11 @@ class GearedArm:
         B = np.multiply(self._neg_gv, Mq, out=self._B)
         b = None
         if self.joint_friction:  # input-side joint friction (module docstring)
-            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
+            b, C, c0 = self._friction_terms(v)
             m_visc = h * b  # implicit viscosity: an input-side inertia h b
-            tau_u = tau_u - self._coulomb_offset - b * v
-            self._step_C = self._coulomb
-            self._step_g = self.gamma_u * self._coulomb
+            tau_u = tau_u - c0 - b * v
+            self._step_C, self._step_c0 = C, c0
+            self._step_g = self.gamma_u * C
             Minv = self._inverse_inertia_fast(Mh, m_visc)                         # (69a)
             B.flat[self._diag] += self.gamma_u * (self.m + m_visc)
         else:
@@ -649,12 +787,12 @@ class GearedArm:
         gu_m = self._gu_m
         b = None
         if self.joint_friction:  # input-side joint friction (module docstring)
-            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
+            b, C, c0 = self._friction_terms(v)
             m_visc = h * b  # implicit viscosity: an input-side inertia h b
-            tau_u = tau_u - self._coulomb_offset - b * v
+            tau_u = tau_u - c0 - b * v
             gu_m = self.gamma_u * (self.m + m_visc)
-            self._step_C = self._coulomb
-            self._step_g = self.gamma_u * self._coulomb
+            self._step_C, self._step_c0 = C, c0
+            self._step_g = self.gamma_u * C
             Minv = self._inverse_inertia(Mh, m_visc)                              # (69a)
         else:
             Minv = self._inverse_inertia(Mh)                                      # (69a)
@@ -693,7 +831,7 @@ class GearedArm:
             self._q = q + h * v_new                                               # (69g)
         v_new, v_star, f, lam, stuck, it, conv = res
         if self.joint_friction:  # the friction torque includes the input side's c0 + b v_new
-            f = f + self._coulomb_offset + b * v_new
+            f = f + self._step_c0 + b * v_new
         self._v = v_new
         self.steps += 1
         self._state = ArmState(self._q, v_new, v_star, f, lam, stuck, tau_v, smax, well_posed,
