@@ -224,12 +224,13 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
     report : ArmReport
         The data (``v_fit``, ``tau_friction``, ``friction``).
     title : str, optional
-        The figure's title (none when empty).
+        The figure's title; when empty, "joint friction: data with the identified rigid-body
+        torque removed".
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per joint, on an Agg canvas.
+        One panel per joint (friction against velocity), on an Agg canvas.
     """
     names = report.joints
     v = np.asarray(report.v_fit, dtype=float).reshape(-1, len(names))
@@ -270,12 +271,12 @@ def holdout_figure(report: ArmReport, title: str = ""):
     report : ArmReport
         The data (``t_holdout``, ``tau_holdout``, ``pred_holdout``).
     title : str, optional
-        The figure's title (none when empty).
+        The figure's title; when empty, "held-out part of the recording (not used by the fit)".
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per joint, on an Agg canvas.
+        One panel per joint (measured and predicted torque against time), on an Agg canvas.
     """
     names = report.joints
     t = np.asarray(report.t_holdout, dtype=float).ravel()
