@@ -132,7 +132,7 @@ def test_bad_input_names_the_problem(tmp_path):
         read_arm_recording(tmp_path / "x.txt")
     with pytest.raises(ValueError, match="not a rosbag2 bag"):
         read_arm_recording(tmp_path)
-    short = _write_messages(tmp_path / "short", [(T0_NS + k * 10 ** 6, NAMES, [0, 0, 0],
+    short = _write_messages(tmp_path / "short", [(T0_NS + k * 10 ** 6, NAMES, [k, k, k],
                                                   [0, 0, 0], [0, 0, 0]) for k in range(5)])
     with pytest.raises(ValueError, match="recording too short: 5 complete rows"):
         read_arm_recording(short)
