@@ -54,7 +54,7 @@ _PROCESS_ROS_ARGS: list[str] = []
 __all__ = ["FricNode", "declare_params", "init_ros", "unused_overrides", "wall_clock_ns", "Ring",
            "Housekeeping", "RejectLog", "InternalErrors", "guarded", "ServiceThread",
            "rejected_change", "status", "run_node", "report_fatal", "stop_signals",
-           "known_signature"]
+           "known_signature", "friction_laws_text"]
 
 
 class FricNode(Node):
@@ -648,3 +648,27 @@ def sleep_ok(seconds: float) -> None:
     """Let reliable writers hand the last messages over before the node goes away."""
     if seconds > 0.0:
         time.sleep(seconds)
+
+
+def friction_laws_text(names, friction, offset: bool) -> str:
+    """One line naming each joint's friction law (``joint_friction.yaml``, issue 23) for the
+    start-up log: ``asymmetric`` with its levels or ``curve`` with its knots and levels at 0, a
+    level below 0 flagged (an offset left in the levels), and the effort offset — rendered when
+    ``offset`` (the compensator: the total curve), else said to be left out (the simulator)."""
+    parts = []
+    for name, jf in zip(names, friction):
+        if jf.law == "curve":
+            c = jf.curve
+            text = (f"{name} curve {len(c.v_pos)}+{len(c.v_neg)} knots, at 0 Cp "
+                    f"{c.f_pos[0]:g} Cn {c.f_neg[0]:g}")
+            low = min(c.f_pos[0], c.f_neg[0])
+        else:
+            text = f"{name} asymmetric Cp {jf.Cp:g} Cn {jf.Cn:g} bp {jf.bp:g} bn {jf.bn:g}"
+            low = min(jf.Cp, jf.Cn)
+        if low < 0.0:
+            text += " [a level below 0: an effort offset left in the levels]"
+        if jf.offset:
+            text += (f" + offset {jf.offset:g} N m" if offset
+                     else f", offset {jf.offset:g} N m not simulated")
+        parts.append(text)
+    return "; ".join(parts)

@@ -43,7 +43,8 @@ from fric_interfaces.conversions import (CommandReader, Float64ArrayWriter, Inpu
 from fric_interfaces.parameters import LIFECYCLE_SPECS, SCHEDULING_SPECS, ParamSpec
 from fric_nodes._lifecycle import ManagedNode, lifecycle_done
 from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
-                                   rejected_change, run_node, sleep_ok, unused_overrides)
+                                   friction_laws_text, rejected_change, run_node, sleep_ok,
+                                   unused_overrides)
 from fric_nodes.compensator_diagnostics import CompensatorStats, compensator_status
 
 __all__ = ["SPECS", "LIVE", "FrictionCompensatorNode", "main"]
@@ -234,6 +235,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
                "identified": ", the identified gravity (rigid_body of the joint_friction file)"}[
                 v["gravity"]]
             + ("" if self._gear_load == "none" else f", gear load: {self._gear_load}"))
+        self.get_logger().info("friction laws (each joint's total curve, offset included): "
+                               + friction_laws_text(joints, friction, offset=True))
 
     def _apply_live(self, v: dict) -> None:
         n = self._n

@@ -32,8 +32,11 @@ only. Command age (``command_timeout``) is measured in simulated time. ``duratio
 when the simulated time reaches it.
 
 Joint friction: ``joint_friction`` (a path to a ``joint_friction.yaml``, the layout
-``fric identify`` writes; empty = none) gives every joint the identified (or "true") asymmetric
-Coulomb + viscous friction on the motor side of its gear and, where the file has
+``fric identify`` writes; empty = none) gives every joint the identified (or "true") friction —
+asymmetric Coulomb + viscous, or a ``law: curve`` piecewise-linear curve (semi-implicit: the
+segment of the step's start velocity), levels below 0 as given (Cp + Cn ≥ 0), the file's effort
+``offset`` left out (a measurement artefact, not a torque) — on the motor side of its gear and,
+where the file has
 ``eta_f``/``eta_b`` (the gear model), the gear's efficiencies, replacing ``gamma_u``/``gamma_v``
 (or ``eta_f``/``eta_b``) for those joints
 (:meth:`fric_core.transmission.geared_arm.GearedArm.from_joint_friction`: the motor torque then
@@ -62,14 +65,15 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
+from fric_core.joint_friction import read_joint_friction
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.rviz_check import marker_lifetime
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 
-from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
-                         status, unused_overrides)
+from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
+                         friction_laws_text, run_node, sleep_ok, status, unused_overrides)
 
 __all__ = ["TransmissionSim", "main"]
 
@@ -147,7 +151,8 @@ class TransmissionSim(FricNode):
         """The arm with the joint friction (and efficiencies) of ``path``; ValueError naming
         the parameter, the file and the field."""
         try:
-            self.arm = self.arm.with_joint_friction(path)
+            fset = read_joint_friction(path)
+            self.arm = self.arm.with_joint_friction(fset)
         except ValueError as e:
             raise ValueError(f"joint_friction: {e}") from None
         log = self.get_logger()
@@ -157,10 +162,9 @@ class TransmissionSim(FricNode):
                         "undetermined (only eta_product: the rigid body was identified jointly); "
                         "simulating their Coulomb + viscous friction only, gears from "
                         "gamma_u/gamma_v")
-        a = self.arm
-        log.info("joint friction from " + path + ": " + "; ".join(
-            f"{j} Cp {a.Cp[i]:g} Cn {a.Cn[i]:g} bp {a.bp[i]:g} bn {a.bn[i]:g}"
-            for i, j in enumerate(a.joint_names)))
+        joints = self.arm.joint_names
+        log.info("joint friction from " + path + " (the friction, without an effort offset): "
+                 + friction_laws_text(joints, fset.for_joints(joints), offset=False))
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: Float64MultiArray) -> None:
