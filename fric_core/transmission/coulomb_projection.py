@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dai import _TIE
-from .projection import _solve1
+from .projection import _WarmStartedNewton, _backtrack, _solve1, _solve_pieces
 
 __all__ = ["CoulombAxproj", "coulomb_gear_bounds"]
 
@@ -63,7 +63,7 @@ def coulomb_gear_bounds(phi: np.ndarray, p: np.ndarray, C: np.ndarray,
     return lo, hi
 
 
-class CoulombAxproj:
+class CoulombAxproj(_WarmStartedNewton):
     """Solver of (67) with input-side Coulomb friction: find the friction torques f with
 
         v_new = v* − A f,   f_i = hi_i(f) if v_new,i > 0,  lo_i(f) if v_new,i < 0,
@@ -89,24 +89,9 @@ class CoulombAxproj:
         Most Newton solves.
     sweeps : int
         Most Gauss–Seidel sweeps.
+
+    The last solve's pieces ``_last`` are (λ_up, λ_dn, z, lo, hi) of its final evaluation.
     """
-
-    def __init__(self, n: int, *, tol: float = 1e-12, max_iter: int = 30, sweeps: int = 200):
-        self.n = int(n)
-        self.tol = float(tol)
-        self.max_iter = int(max_iter)
-        self.sweeps = int(sweeps)
-        self._eye = np.eye(self.n)
-        self.f = np.zeros(self.n)
-        self.warm = False
-        self._last = None  # (λ_up, λ_dn, z, lo, hi) of the last solve's final evaluation
-        self._K = np.empty((self.n, self.n))
-
-    def reset(self) -> None:
-        """Forget the warm start."""
-        self.f[:] = 0.0
-        self.warm = False
-        self._last = None
 
     @staticmethod
     def _evaluate(f, v, A, phi, P, C, g, r, a_diag):
@@ -150,22 +135,13 @@ class CoulombAxproj:
             stuck = d == 0.0
             K = np.where(stuck[:, None], A, eye - cc[:, None] * P)
             rhs = np.where(stuck, v, d * C + cc * phi - sigma * g)
-            try:
-                f_new = np.linalg.solve(K, rhs)
-            except np.linalg.LinAlgError:
-                break
-            if not np.isfinite(f_new).all():
+            f_new = _solve_pieces(K, rhs)
+            if f_new is None:
                 break
             new = self._evaluate(f_new, v, A, phi, P, C, g, r, a_diag)
             if damped and new[5] > (1.0 - 1e-4) * res and new[5] > tol:
-                step, t, best = f_new - f, 0.5, None
-                while t > 1e-6:
-                    trial = f + t * step
-                    o = self._evaluate(trial, v, A, phi, P, C, g, r, a_diag)
-                    if o[5] < (1.0 - 1e-4 * t) * res:
-                        best = (trial, o)
-                        break
-                    t *= 0.5
+                best = _backtrack(f, f_new - f, res,
+                                 lambda x: self._evaluate(x, v, A, phi, P, C, g, r, a_diag))
                 if best is None:
                     break
                 f_new, new = best

@@ -321,16 +321,24 @@ def axproj_residual(y, v, A, phi, P) -> float:
 # ----------------------------------------------------------------------------------------------
 # Newton / active-set solver
 # ----------------------------------------------------------------------------------------------
-class AxprojSolver:
-    """Reusable axproj solver for one size n, warm-started from its last solution.
+class _WarmStartedNewton:
+    """The state shared by the warm-started semismooth Newton solvers of one size n
+    (:class:`AxprojSolver`, :class:`~.coulomb_projection.CoulombAxproj`): the settings, the last
+    solution ``f`` and its pieces ``_last`` (the next step's guess), and the buffers.
 
-    ``solve(v, A, phi, P) -> AxprojResult``. ``tol`` is relative to the velocity scale
-    ``max(‖v‖∞, max_i A_ii|λ_i|)``. Used by :class:`~.geared_arm.GearedArm` at every step.
+    Parameters
+    ----------
+    n : int
+        Number of joints.
+    tol : float
+        Tolerance relative to the solver's velocity scale.
+    max_iter : int
+        Most Newton solves.
+    sweeps : int
+        Most Gauss–Seidel sweeps.
     """
 
     def __init__(self, n: int, *, tol: float = 1e-12, max_iter: int = 30, sweeps: int = 200):
-        if int(n) != n or n < 1:
-            raise ValueError(f"n: expected a positive integer, got {n!r}")
         self.n = int(n)
         self.tol = float(tol)
         self.max_iter = int(max_iter)
@@ -338,14 +346,71 @@ class AxprojSolver:
         self._eye = np.eye(self.n)
         self.f = np.zeros(self.n)  # last solution (warm start)
         self.warm = False
-        self._last = None  # (z, |λ|, λ) of the last solve's final evaluation: its pieces
-        self._K = np.empty((self.n, self.n))
+        self._last = None  # the last solve's final evaluation (each solver's own): its pieces
+        self._K = np.empty((self.n, self.n))  # the fast step's system matrix
 
     def reset(self) -> None:
         """Forget the warm start."""
         self.f[:] = 0.0
         self.warm = False
         self._last = None
+
+
+def _backtrack(f: np.ndarray, step: np.ndarray, res: float, evaluate):
+    """Backtracking line search on ‖G‖ along a Newton direction, for a Newton step that did not
+    decrease the residual once the pieces cycle: the first of ``f + t step``, t = 1/2, 1/4, …
+    above 1e-6, whose residual falls below ``(1 − 1e-4 t) res``.
+
+    Parameters
+    ----------
+    f : (n,) ndarray
+        The current iterate.
+    step : (n,) ndarray
+        The Newton direction (the full step's iterate minus ``f``).
+    res : float
+        The residual at ``f``.
+    evaluate : callable
+        ``evaluate(trial)``: the solver's evaluation at ``trial``, a tuple whose last item is the
+        residual.
+
+    Returns
+    -------
+    tuple or None
+        ``(trial, evaluate(trial))`` of the accepted trial; None if none decreases enough.
+    """
+    t = 0.5
+    while t > 1e-6:
+        trial = f + t * step
+        out = evaluate(trial)
+        if out[-1] < (1.0 - 1e-4 * t) * res:
+            return trial, out
+        t *= 0.5
+    return None
+
+
+def _solve_pieces(K: np.ndarray, rhs: np.ndarray):
+    """One Newton step of a piecewise-affine solver: the solution of ``K f = rhs`` (the system
+    of the joints' current pieces), or None where K is singular or the solution not finite
+    (the Newton loop then stops and Gauss–Seidel takes over)."""
+    try:
+        f = np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:
+        return None
+    return f if np.isfinite(f).all() else None
+
+
+class AxprojSolver(_WarmStartedNewton):
+    """Reusable axproj solver for one size n, warm-started from its last solution.
+
+    ``solve(v, A, phi, P) -> AxprojResult``. ``tol`` is relative to the velocity scale
+    ``max(‖v‖∞, max_i A_ii|λ_i|)``. Used by :class:`~.geared_arm.GearedArm` at every step.
+    The last solve's pieces ``_last`` are (z, |λ|, λ) of its final evaluation.
+    """
+
+    def __init__(self, n: int, *, tol: float = 1e-12, max_iter: int = 30, sweeps: int = 200):
+        if int(n) != n or n < 1:
+            raise ValueError(f"n: expected a positive integer, got {n!r}")
+        super().__init__(n, tol=tol, max_iter=max_iter, sweeps=sweeps)
 
     # one evaluation of the piecewise-affine map
     @staticmethod
@@ -388,23 +453,13 @@ class AxprojSolver:
             seen.add(key)
             K = np.where(stuck[:, None], A, eye - c[:, None] * P)
             rhs = np.where(stuck, v, c * phi)
-            try:
-                f_new = np.linalg.solve(K, rhs)
-            except np.linalg.LinAlgError:
-                break
-            if not np.isfinite(f_new).all():
+            f_new = _solve_pieces(K, rhs)
+            if f_new is None:
                 break
             out = self._evaluate(f_new, v, A, phi, P, r, a_diag)
             if damped and out[4] > (1.0 - 1e-4) * res and out[4] > tol:
-                # backtracking on ‖G‖ along the Newton direction
-                d, t, best = f_new - f, 0.5, None
-                while t > 1e-6:
-                    trial = f + t * d
-                    o = self._evaluate(trial, v, A, phi, P, r, a_diag)
-                    if o[4] < (1.0 - 1e-4 * t) * res:
-                        best = (trial, o)
-                        break
-                    t *= 0.5
+                best = _backtrack(f, f_new - f, res,
+                                 lambda x: self._evaluate(x, v, A, phi, P, r, a_diag))
                 if best is None:
                     break
                 f_new, out = best
