@@ -405,7 +405,7 @@ def write_excitation_csv(path, traj: ExcitationTrajectory) -> None:
     Parameters
     ----------
     path : str or path-like
-        The file to create or overwrite.
+        The CSV file to create or overwrite.
     traj : ExcitationTrajectory
         The trajectory.
 
@@ -549,13 +549,12 @@ def write_trajectory_yaml(path, traj: ExcitationTrajectory, rate_hz: float | Non
     Parameters
     ----------
     path : str or path-like
-        The file to create or overwrite.
+        The YAML file to create or overwrite.
     traj : ExcitationTrajectory
         The trajectory.
-    rate_hz : float or None
-        Points per second (:func:`trajectory_message`).
-    lead_in : float
-        ``time_from_start`` of the first point [s].
+    rate_hz, lead_in : float or None, float
+        Points per second and the first point's ``time_from_start`` [s], as for
+        :func:`trajectory_message`.
 
     Returns
     -------
@@ -583,10 +582,9 @@ def write_trajectory_bag(path, traj: ExcitationTrajectory, topic: str = JTC_TOPI
         The trajectory.
     topic : str
         The controller's trajectory topic.
-    rate_hz : float or None
-        Points per second (:func:`trajectory_message`).
-    lead_in : float
-        ``time_from_start`` of the first point [s].
+    rate_hz, lead_in : float or None, float
+        Points per second and the first point's ``time_from_start`` [s], as for
+        :func:`trajectory_message`.
 
     Returns
     -------
