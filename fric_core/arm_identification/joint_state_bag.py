@@ -24,13 +24,16 @@ Bounded memory: the scan keeps 16 bytes per message (stamp, receive time, layout
 more (each block at the full rate, so the derivative filter and the sampling step are those of
 the recording; a ``fric identify`` of an hour uses about ``max_rows`` of its rows).
 
-Damage: what ``rosbags`` raises while opening or reading a damaged file (its own errors,
-``OverflowError``, ``struct.error``, ``KeyError``, ``ValueError``, ``EOFError``, a compression
-library's error, sqlite's) stops the reading; the messages before the damage are kept and
-:attr:`BagRows.damage` says where it stopped and why (:func:`.recording.read_arm_recording` turns
-that into a warning, or refuses the bag when too little came before it). A message whose bytes
-are not a JointState (a count running past its end, a name that is not UTF-8, a nanosecond field
-≥ 1e9) is skipped and counted (:attr:`BagRows.malformed`).
+Damage: a damaged bag is refused, in one line naming it, where the reading broke and why — what
+``rosbags`` raises while opening or reading it (its own errors, ``OverflowError``,
+``struct.error``, ``KeyError``, ``ValueError``, ``EOFError``, a compression library's error,
+sqlite's), fewer messages than the bag lists (a damaged record length can end a scan silently),
+or a message whose bytes are not a JointState (a count running past its end, a name that is not
+UTF-8, a nanosecond field ≥ 1e9). Why not use the messages before the damage: damage that broke
+the file's structure may as well have changed values that still parse — a bag written without
+chunk checksums (``rosbags`` writes none) cannot tell —, and a few wrong positions ruin a fit
+(their second derivative is a spike; values beyond :data:`.recording.PLAUSIBLE` are the only
+ones caught). A truncated MCAP (a recorder killed) does not open in ``rosbags`` at all.
 
 Encoding: the plain little-endian CDR (XCDR1) that rmw and ``rosbags`` write (the 4-byte
 encapsulation header, then the fields in order, each aligned to its size counted from the end of
@@ -326,9 +329,7 @@ class BagRows:
     NaN where no message gave the value (``v`` None when the messages lack velocities);
     ``topic``: as found in the bag; ``messages``: messages read; ``rows_total``: rows in the
     topic (more than R when blocks were selected); ``blocks``: the ``(first, stop)`` row ranges
-    kept, None when every row was; ``malformed``: ``(count, the first one's problem)`` of the
-    messages skipped; ``damage``: where and why the reading stopped early (None: it read to the
-    end); ``notes``: what was assumed or left missing, in words.
+    kept, None when every row was; ``notes``: what was assumed or left missing, in words.
     """
 
     stamp_ns: np.ndarray
@@ -340,8 +341,6 @@ class BagRows:
     messages: int
     rows_total: int
     blocks: list | None = None
-    malformed: tuple = (0, "")
-    damage: str | None = None
     notes: list = field(default_factory=list)
 
 
@@ -399,7 +398,7 @@ def _guarded(it: Iterable, stop: _Stop, damage: tuple) -> Iterator:
             item = next(it)
         except StopIteration:
             return
-        except damage as e:  # a damaged file: keep what came before
+        except damage as e:  # a damaged file: said where, by the caller
             stop.error = e
             return
         stop.count += 1
@@ -600,19 +599,23 @@ def read_joint_state_bag(bag: Path, topic: str, joints: Sequence[str] | None,
 def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, written: bool,
               joints, max_rows, reread) -> BagRows:
     src = f"{bag} {topic}"
-    damage = None
+    refuse = ("; refused, as values elsewhere in it may be damaged too: repair the file or "
+              "record again")
     if stop.error is not None:
-        damage = (f"reading stopped at message {n} of {expected} ({_words(stop.error)}): the "
-                  "file is damaged there")
+        recv = np.frombuffer(scan.recv, dtype=np.int64, count=n)
+        at = f", {(recv[-1] - recv[0]) * 1e-9:.4g} s into the recording" if n else ""
+        raise BagError(f"{bag}: damaged: reading {topic} stopped at message {n + 1} of "
+                       f"{expected}{at} ({_words(stop.error)}){refuse}")
+    if n < expected:  # a damaged record length can end a scan silently
+        raise BagError(f"{bag}: damaged: only {n} of the {expected} messages of {topic} the bag "
+                       f"lists could be read (the others are lost to damage, or the file was cut "
+                       f"short){refuse}")
     if n == 0:
-        if damage:
-            raise BagError(f"{bag}: damaged: no message of {topic} could be read "
-                           f"({_words(stop.error)})")
         raise BagError(f"{src}: the topic has no messages")
     stamp, valid = _stamps(scan, n)
-    if not valid.any():
-        raise BagError(f"{src}: none of the {n} messages is a sensor_msgs/JointState "
-                       f"({scan.first_problem})")
+    if scan.malformed:
+        raise BagError(f"{bag}: damaged: {scan.malformed} of the {n} messages of {topic} are not "
+                       f"a sensor_msgs/JointState in plain CDR ({scan.first_problem}){refuse}")
     notes = []
     if not written:
         notes.append("messages read in receive-time order (this rosbags version does not give "
@@ -671,9 +674,8 @@ def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, writt
                 try:
                     other = _parse_layout(raws[i])
                 except _Malformed as e:
-                    scan.malformed += 1
-                    scan.first_problem = scan.first_problem or f"message {idx[i]}: {e}"
-                    continue
+                    raise BagError(f"{bag}: damaged: message {idx[i]} of {topic} is not a "
+                                   f"sensor_msgs/JointState in plain CDR ({e}){refuse}") from None
                 _put(other, np.frombuffer(raws[i], dtype=other.dtype), rows[i:i + 1])
             rec, rows = rec[ok], rows[ok]
         _put(lay, rec, rows)
@@ -731,4 +733,4 @@ def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, writt
     kept = row_stamp if keep_row is None else row_stamp[keep_row]
     return BagRows(stamp_ns=kept, joint_names=tuple(use), q=q, v=v, effort=eff, topic=topic,
                    messages=n, rows_total=rows_total, blocks=blocks,
-                   malformed=(scan.malformed, scan.first_problem), damage=damage, notes=notes)
+                   notes=notes)

@@ -48,10 +48,9 @@ time gap a dropped row leaves is handled by :func:`.signals.segments`):
   and by how much; :func:`.signals.segments` cuts the recording there, so no filter or derivative
   spans the jump, and each stretch is identified with its own times.
 
-Damaged bags: what ``rosbags`` raises on a damaged file is caught; the messages before the damage
-are used, with a warning naming where the reading stopped and why (:mod:`.joint_state_bag`);
-when no usable message comes before it, the bag is refused in one line naming it. Values that
-the damage changed without breaking the file's structure can only be caught when implausible.
+Damaged bags are refused, in one line naming the bag, where the reading broke and why
+(:mod:`.joint_state_bag`, "Damage": values elsewhere in a bag whose structure is damaged may be
+damaged too, and nothing tells which).
 
 Long recordings: at most ``max_rows`` rows (:data:`MAX_ROWS`) are used; a longer recording is
 read as :data:`.joint_state_bag.BLOCKS` evenly spaced blocks of consecutive rows, so memory stays
@@ -61,7 +60,7 @@ the recording's —, the blocks span the whole run, and a warning says how many 
 
 Every user mistake is a ``ValueError`` naming the problem (missing path, topic not in the bag —
 with the bag's topics and types —, no efforts, unknown joints — with the available ones —, too
-short, a bag damaged before its first usable message).
+short, a damaged bag).
 """
 
 from __future__ import annotations
@@ -208,8 +207,8 @@ def read_arm_recording(path, topic: str = "joint_states",
     -------
     ArmRecording
         t [s] from 0, q, v (None when the recording has no velocities), effort; ``warnings``
-        says what was dropped (NaN and implausible rows, messages without a joint, a damaged
-        bag's tail) or assumed, and where the stamps go back.
+        says what was dropped (NaN, implausible and stale rows, messages without a joint) or
+        assumed, and where the stamps go back.
 
     Raises
     ------
@@ -218,8 +217,8 @@ def read_arm_recording(path, topic: str = "joint_states",
         not in the bag (listing its topics and types) or has another type; JointState without
         positions or efforts; requested joints missing (listing the available ones); a CSV
         without ``t`` or a joint's position/effort column, or with a cell that is not a number;
-        fewer than :data:`MIN_ROWS` rows with every value; a bag that cannot be opened or
-        whose damage comes before any usable message.
+        fewer than :data:`MIN_ROWS` rows with every value; a bag that cannot be opened or is
+        damaged.
     """
     if max_rows is not None and not (isinstance(max_rows, (int, np.integer))
                                      and not isinstance(max_rows, bool) and max_rows >= MIN_ROWS):
@@ -389,8 +388,7 @@ def _stamp_order_note(t: np.ndarray, rows: np.ndarray) -> str | None:
             "are kept as stamped)")
 
 
-def _finish(t, names, q, v, eff, source, notes, hint: str = "",
-            damage: str | None = None) -> ArmRecording:
+def _finish(t, names, q, v, eff, source, notes, hint: str = "") -> ArmRecording:
     """Clean and check the rows (module docstring, "Cleaning"), put t = 0 at the first row."""
     t = np.asarray(t, dtype=float)
     N = t.size
@@ -409,8 +407,7 @@ def _finish(t, names, q, v, eff, source, notes, hint: str = "",
     if not ok.any():
         what = ("a missing (NaN) value" if not implausible.any() else
                 "a missing (NaN) or implausible value (beyond the bounds of PLAUSIBLE)")
-        extra = f"; {damage}" if damage else ""
-        raise ValueError(f"{source}: every row has {what}{hint}{extra}")
+        raise ValueError(f"{source}: every row has {what}{hint}")
     if missing.any():
         kind = "missing (NaN) or infinite" if infinite.any() else "missing (NaN)"
         notes.append(f"{int(missing.sum())} of {N} rows with a {kind} value dropped (first at "
@@ -453,9 +450,8 @@ def _finish(t, names, q, v, eff, source, notes, hint: str = "",
     if note:
         notes.append(note)
     if rows.size < MIN_ROWS:
-        extra = f"; {damage}" if damage else ""
         raise ValueError(f"{source}: recording too short: {rows.size} complete rows, fewer "
-                         f"than {MIN_ROWS}{extra}")
+                         f"than {MIN_ROWS}")
     if rows.size == N:
         tt, qq, vv, ee = t, q, v, eff
     else:
@@ -520,14 +516,7 @@ def _read_bag(path: Path, topic: str, joints, max_rows) -> ArmRecording:
     bag = _bag_dir(path)
     r = read_joint_state_bag(bag, topic, joints, max_rows=max_rows)
     src = f"{bag} {r.topic}"
-    notes = []
-    if r.damage:
-        notes.append(f"{r.damage}; the {r.messages} messages before it are used (values in "
-                     f"them that the damage changed are caught only when implausible)")
-    if r.malformed[0]:
-        notes.append(f"{r.malformed[0]} message(s) that are not a sensor_msgs/JointState "
-                     f"skipped ({r.malformed[1]})")
-    notes += r.notes
+    notes = list(r.notes)
     if r.blocks:
         size = r.blocks[0][1] - r.blocks[0][0]
         notes.append(f"long recording: {r.rows_total} rows; {len(r.stamp_ns)} of them used, in "
@@ -543,7 +532,7 @@ def _read_bag(path: Path, topic: str, joints, max_rows) -> ArmRecording:
     sec, nsec = divmod(int(r.stamp_ns[0]), 1_000_000_000)
     t = (r.stamp_ns - r.stamp_ns[0]).astype(float) * 1e-9
     return _finish(t, use, r.q, r.v, r.effort, f"{src} (t = 0 at stamp {sec}.{nsec:09d} s)",
-                   notes, hint, damage=r.damage)
+                   notes, hint)
 
 
 def write_arm_bag(path, rec: ArmRecording, topic: str = "joint_states", t0_ns: int = 0,
