@@ -108,6 +108,19 @@ class BaseParameters:
 _PI_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
 
+def _random_motion_regressor(dyn, samples: int, seed: int, armature: bool) -> np.ndarray:
+    """:func:`rigid_body_regressor` on ``samples`` random (q, q̇, q̈): positions uniform within
+    the joint limits (±π for unlimited joints), velocities and accelerations standard normal,
+    from ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
+    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
+    q = rng.uniform(lo, hi, size=(samples, dyn.n))
+    v = rng.standard_normal((samples, dyn.n))
+    a = rng.standard_normal((samples, dyn.n))
+    return rigid_body_regressor(dyn, q, v, a, armature=armature)
+
+
 def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8,
                     armature: bool = False) -> BaseParameters:
     """The identifiable base set by QR with column pivoting on random motions.
@@ -133,13 +146,7 @@ def base_parameters(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8,
     BaseParameters
         Base column indices, the full-to-base map and the columns' names.
     """
-    rng = np.random.default_rng(seed)
-    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
-    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
-    q = rng.uniform(lo, hi, size=(samples, dyn.n))
-    v = rng.standard_normal((samples, dyn.n))
-    a = rng.standard_normal((samples, dyn.n))
-    Y = rigid_body_regressor(dyn, q, v, a, armature=armature)
+    Y = _random_motion_regressor(dyn, samples, seed, armature=armature)
     _, R, P = scipy.linalg.qr(Y, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     r = int(np.sum(d > tol * d[0])) if d.size and d[0] > 0 else 0
@@ -178,13 +185,7 @@ def separable_armature(dyn, samples: int = 200, seed: int = 0, tol: float = 1e-8
     (n,) bool ndarray
         True where the rotor inertia is separable from the link inertias.
     """
-    rng = np.random.default_rng(seed)
-    lo = np.where(np.isfinite(dyn.lower), dyn.lower, -np.pi)
-    hi = np.where(np.isfinite(dyn.upper), dyn.upper, np.pi)
-    q = rng.uniform(lo, hi, size=(samples, dyn.n))
-    v = rng.standard_normal((samples, dyn.n))
-    a = rng.standard_normal((samples, dyn.n))
-    Y = rigid_body_regressor(dyn, q, v, a, armature=True)
+    Y = _random_motion_regressor(dyn, samples, seed, armature=True)
     nr = Y.shape[1] - dyn.n
     Q, R, _ = scipy.linalg.qr(Y[:, :nr], mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
