@@ -677,6 +677,7 @@ class SignCompensator:
         self.bn = np.array([jf.bn for jf in friction])
         self._pos = _Side([p for p, _ in sides])
         self._neg = _Side([m for _, m in sides])
+        self._slope0 = (self._pos.s[:, 0], self._neg.s[:, 0])  # b of the one-segment laws
         n = len(friction)
         self.output = np.zeros(n)
         self._last = np.zeros(n)
@@ -716,13 +717,22 @@ class SignCompensator:
         np.minimum(v, _FMAX, out=v)  # a position jump beyond the float range: no inf·0
         np.maximum(v, -_FMAX, out=v)
         out[:] = 0.0
+        P, N = self._pos, self._neg
         np.greater(v, 0.0, out=m)
-        self._curve(self._pos, v, self._cols[0], a)
+        if P.K == 1:  # C + b v
+            np.multiply(self._slope0[0], v, out=a)
+            a += P.f0
+        else:
+            self._curve(P, v, self._cols[0], a)
         np.copyto(out, a, where=m)
         np.less(v, 0.0, out=m)
-        np.negative(v, out=self._nv)
-        self._curve(self._neg, self._nv, self._cols[1], a)
-        np.negative(a, out=a)
+        if N.K == 1:  # −C + b v
+            np.multiply(self._slope0[1], v, out=a)
+            a -= N.f0
+        else:
+            np.negative(v, out=self._nv)
+            self._curve(N, self._nv, self._cols[1], a)
+            np.negative(a, out=a)
         np.copyto(out, a, where=m)
         np.minimum(out, _FMAX, out=out)
         np.maximum(out, -_FMAX, out=out)

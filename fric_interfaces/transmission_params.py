@@ -15,7 +15,8 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     rotor_inertia      double[]  m: input-side inertia referred to the joint (49) [kg m²]
     damping            double[]  joint viscosity D [N m s/rad] (output side, through the gear)
     joint_friction     string    joint_friction.yaml (``fric identify``'s output, or a true-friction
-                                 file): per-joint Cp, Cn, bp, bn on the motor side and, where the
+                                 file): per-joint Cp, Cn, bp, bn (or law: curve, its curve) on the
+                                 motor side, without the file's effort offset, and, where the
                                  file has them, eta_f/eta_b replacing gamma_u, gamma_v; "" = none
     gravity            double[3] [m/s²]
     initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
