@@ -333,14 +333,16 @@ class _Side:
 
 
 class FrictionCompensator:
-    """The friction compensator of all joints (module docstring): model C (38) per joint, driven
-    by the played measured position, relaxed at rest; output ``command + gain·f̂ (+ gravity)``
-    saturated at ``max_effort`` (counted).
+    """The friction compensator of all joints (module docstring): model C (38) per joint with
+    the joint's total curve τ_f + offset (asymmetric law or curve), driven by the played
+    measured position, relaxed at rest; output ``command + gain·f̂ (+ gravity)`` saturated at
+    ``max_effort`` (counted).
 
     Parameters
     ----------
     friction : sequence of JointFriction
-        Per joint, in the order of the position/command arrays.
+        Per joint, in the order of the position/command arrays (any law the file reader
+        accepts; ValueError naming ``friction[i]`` for one that is not monotone).
     dt : float
         Step T [s] (the joint_states period).
     resolution : float or array_like
