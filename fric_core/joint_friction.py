@@ -79,7 +79,8 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["JointFriction", "JointFrictionSet", "FrictionCurve", "read_joint_friction",
-           "curve_knots", "write_joint_friction", "parse_joint_friction", "LAWS"]
+           "curve_knots", "write_joint_friction", "parse_joint_friction", "LAWS",
+           "KNOT_QUANTILES"]
 
 _LAW = ("Cp", "Cn", "bp", "bn")
 _GEAR = ("eta_f", "eta_b", "eta_product")
@@ -488,10 +489,18 @@ def write_joint_friction(path, friction: JointFrictionSet, header: str = "") -> 
     return path
 
 
-def curve_knots(speeds: Sequence[float], count: int = 6, low: float = 0.0) -> np.ndarray:
+#: Where :func:`curve_knots` puts the knots beyond 0, as quantiles of the recorded speeds: dense
+#: at low speed, where real friction bends (a Stribeck dip, a sigmoid's knee), sparse where it
+#: has saturated; the last at the 99th percentile (beyond it the last slope is continued).
+KNOT_QUANTILES = (0.02, 0.06, 0.12, 0.245, 0.37, 0.495, 0.62, 0.74, 0.865, 0.99)
+
+
+def curve_knots(speeds: Sequence[float], count: int = len(KNOT_QUANTILES),
+                low: float = 0.0) -> np.ndarray:
     """Knots for a :class:`FrictionCurve` side from the recorded speeds (magnitudes): 0, then
-    ``count − 1`` quantiles of the speeds above ``low`` (evenly spaced in probability, the last
-    at the 99th percentile), so every segment holds about as many samples.
+    ``count`` quantiles of the speeds above ``low`` (:data:`KNOT_QUANTILES` when ``count`` is
+    their number, else evenly spaced in probability up to the 99th percentile); knots closer
+    than 1e-6 relative are merged.
 
     Parameters
     ----------
@@ -511,7 +520,9 @@ def curve_knots(speeds: Sequence[float], count: int = 6, low: float = 0.0) -> np
     s = s[s > low]
     if s.size == 0 or count < 1:
         return np.array([0.0, max(low, 1e-3) * 2.0])
-    qs = np.quantile(s, np.linspace(0.0, 0.99, count + 1)[1:])
+    probs = (KNOT_QUANTILES if count == len(KNOT_QUANTILES)
+             else np.linspace(0.0, 0.99, count + 1)[1:])
+    qs = np.quantile(s, probs)
     knots = [0.0]
     for x in qs:
         if x > knots[-1] * (1.0 + 1e-6) + 1e-12:

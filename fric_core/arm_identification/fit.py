@@ -90,8 +90,9 @@ COND_WARN = 1e3
 COND_LIMIT = 1e7
 #: Fewer rows than this on one side of the band (or in one gear mode) draw a warning.
 MIN_SIDE_ROWS = 100
-#: Knots beyond 0 per side of the curve law (quantiles of the recorded speeds).
-CURVE_KNOTS = 5
+#: Knots beyond 0 per side of the curve law (quantiles of the recorded speeds:
+#: :data:`fric_core.joint_friction.KNOT_QUANTILES`).
+CURVE_KNOTS = 10
 
 
 # -- input checks ----------------------------------------------------------------------------------
