@@ -733,8 +733,6 @@ class GearedArm:
 
     def step(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
         """One step of (69); returns the new joint velocities (a copy)."""
-        if self.reference:
-            return self._step_reference(tau_u, h, wrench, tau_load)
         if not (type(tau_u) is np.ndarray and tau_u.dtype == np.float64
                 and tau_u.shape == self._shape and _all(np.isfinite(tau_u))):
             tau_u = self._vector("tau_u", tau_u)  # any other input: converted, or named
@@ -745,28 +743,31 @@ class GearedArm:
             tau_load = self._vector("tau_load", tau_load)
         q, v = self._q, self._v
         Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
-        Mq = Mh + self._Dmv if self._mv_any else Mh                               # (49)
-        B = np.multiply(self._neg_gv, Mq, out=self._B)
         b = None
-        if self.joint_friction:  # input-side joint friction (module docstring)
-            b, C, c0 = self._friction_terms(v)
-            m_visc = h * b  # implicit viscosity: an input-side inertia h b
-            tau_u = tau_u - c0 - b * v
-            self._step_C, self._step_c0 = C, c0
-            self._step_g = self.gamma_u * C
-            Minv = self._inverse_inertia_fast(Mh, m_visc)                         # (69a)
-            B.flat[self._diag] += self.gamma_u * (self.m + m_visc)
+        if self.reference:
+            tau_u, b, Minv, P, A, smax = self._reference_matrices(tau_u, h, v, Mh)
         else:
-            Minv = self._inverse_inertia_fast(Mh)                                 # (69a)
-            np.add(B, self._Dgu_m, out=B)
-        P = np.matmul(B, Minv, out=self._P)                                       # (69b)
-        A = np.multiply(Minv, h, out=self._A)
+            Mq = Mh + self._Dmv if self._mv_any else Mh                           # (49)
+            B = np.multiply(self._neg_gv, Mq, out=self._B)
+            if self.joint_friction:  # input-side joint friction (module docstring)
+                b, C, c0 = self._friction_terms(v)
+                m_visc = h * b  # implicit viscosity: an input-side inertia h b
+                tau_u = tau_u - c0 - b * v
+                self._step_C, self._step_c0 = C, c0
+                self._step_g = self.gamma_u * C
+                Minv = self._inverse_inertia_fast(Mh, m_visc)                     # (69a)
+                B.flat[self._diag] += self.gamma_u * (self.m + m_visc)
+            else:
+                Minv = self._inverse_inertia_fast(Mh)                             # (69a)
+                np.add(B, self._Dgu_m, out=B)
+            P = np.matmul(B, Minv, out=self._P)                                   # (69b)
+            A = np.multiply(Minv, h, out=self._A)
+            smax = math.sqrt(float(np.vdot(P, P)))  # ‖P‖_F ≥ σ_max(P)
         tau_v = bias + self.damping * v                                           # (69c)
         if wrench is not None:
             tau_v = tau_v - J.T @ wrench
         if tau_load is not None:
             tau_v = tau_v + tau_load
-        smax = math.sqrt(float(np.vdot(P, P)))  # ‖P‖_F ≥ σ_max(P)
         if smax >= 1.0:
             smax = float(np.linalg.norm(P, 2))
         well_posed = smax < 1.0
@@ -774,16 +775,10 @@ class GearedArm:
             self._ill_posed(smax)
         return self._finish_step(tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b)
 
-    def _step_reference(self, tau_u, h: float, wrench=None, tau_load=None) -> np.ndarray:
-        """:meth:`step` by the reference implementation (``reference = True``)."""
-        tau_u = self._vector("tau_u", tau_u)
-        h = _timestep(h)
-        if wrench is not None:
-            wrench = _wrench6(wrench)
-        if tau_load is not None:
-            tau_load = self._vector("tau_load", tau_load)
-        q, v = self._q, self._v
-        Mh, bias, J = self.dynamics.terms(q, v, wrench is not None)
+    def _reference_matrices(self, tau_u, h: float, v, Mh):
+        """:meth:`step`'s (49), (69a), (69b) by the reference implementation (``reference =
+        True``): ``(τ_u, b, M̂⁻¹, P, A, ‖P‖_F)``, with τ_u less the joint friction's explicit
+        part and b its viscous slopes (None without joint friction)."""
         gu_m = self._gu_m
         b = None
         if self.joint_friction:  # input-side joint friction (module docstring)
@@ -800,19 +795,9 @@ class GearedArm:
         B = -self.gamma_v[:, None] * Mq
         B.flat[self._diag] += gu_m
         P = B @ Minv                                                              # (69b)
-        tau_v = bias + self.damping * v                                           # (69c)
-        if wrench is not None:
-            tau_v = tau_v - J.T @ wrench
-        if tau_load is not None:
-            tau_v = tau_v + tau_load
         A = h * Minv
         smax = math.sqrt(float(np.dot(P.ravel(), P.ravel())))  # ‖P‖_F ≥ σ_max(P)
-        if smax >= 1.0:
-            smax = float(np.linalg.norm(P, 2))
-        well_posed = smax < 1.0
-        if not well_posed:
-            self._ill_posed(smax)
-        return self._finish_step(tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b)
+        return tau_u, b, Minv, P, A, smax
 
     def _finish_step(self, tau_u, tau_v, v, A, P, q, smax, well_posed, Minv, h, b):
         """(69d)–(69g) with the end stops; stores the state, returns a copy of v."""
