@@ -436,7 +436,7 @@ def read_excitation_csv(path) -> ExcitationTrajectory:
     Parameters
     ----------
     path : str or path-like
-        The CSV file.
+        The trajectory CSV file to read.
 
     Returns
     -------
