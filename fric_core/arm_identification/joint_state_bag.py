@@ -462,8 +462,9 @@ class _Scan:
         return len(self.layouts) - 1
 
 
-def _stamps(scan: _Scan, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(stamp [ns] int64, valid) per message; a nanosecond field ≥ 1e9 is not valid."""
+def _stamps(scan: _Scan, n: int) -> np.ndarray:
+    """The header stamp [ns] of each message (int64); a nanosecond field ≥ 1e9 counts the
+    message as malformed."""
     lid = np.frombuffer(scan.lid, dtype=np.int16, count=n)
     raw = np.frombuffer(scan.stamp_bytes, dtype=np.uint8, count=8 * n).reshape(n, 8)
     sec = raw[:, :4].copy().view("<i4").ravel().astype(np.int64)
@@ -473,36 +474,41 @@ def _stamps(scan: _Scan, n: int) -> tuple[np.ndarray, np.ndarray]:
         be = np.isin(lid, big)
         sec[be] = raw[be, :4].copy().view(">i4").ravel()
         nsec[be] = raw[be, 4:].copy().view(">u4").ravel()
-    valid = lid >= 0
-    bad_ns = valid & (nsec >= 1_000_000_000)
+    bad_ns = (lid >= 0) & (nsec >= 1_000_000_000)
     if bad_ns.any():
         scan.malformed += int(bad_ns.sum())
         if not scan.first_problem:
             scan.first_problem = (f"message {int(np.argmax(bad_ns))}: header.stamp.nanosec "
                                   "is 1e9 or more")
-        valid &= ~bad_ns
-    return sec * 1_000_000_000 + nsec, valid
+    sec *= 1_000_000_000
+    sec += nsec
+    return sec
 
 
-def _rows(stamp: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rows(stamp: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
     """Group messages into rows: equal stamps at most :data:`MERGE_WINDOW` messages apart.
 
-    Returns ``row_of`` (per message its row, -1 for invalid ones) and the rows' stamps, rows in
-    the order of their first message."""
-    idx = np.flatnonzero(valid)
-    s = stamp[idx]
-    order = np.lexsort((idx, s))
-    ss, ii = s[order], idx[order]
-    new = np.ones(ss.size, dtype=bool)
+    Returns ``row_of`` (per message its row; None when every message is its own row, the
+    usual bag: stamps increasing in the order written) and the rows' stamps, rows in the order
+    of their first message."""
+    n = stamp.size
+    if n < 2 or bool(np.all(stamp[1:] > stamp[:-1])):
+        return None, stamp
+    idx = np.arange(n)
+    order = np.lexsort((idx, stamp))
+    ss = stamp[order]
+    ii = idx[order]
+    del idx, order
+    new = np.ones(n, dtype=bool)
     new[1:] = (ss[1:] != ss[:-1]) | (ii[1:] - ii[:-1] > MERGE_WINDOW)
-    group = np.cumsum(new) - 1
     first = ii[new]  # the group's first message (sorted by index within a stamp)
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-    row_of = np.full(stamp.size, -1, dtype=np.int64)
-    row_of[ii] = rank[group]
     row_stamp = np.empty(first.size, dtype=np.int64)
     row_stamp[rank] = ss[new]
+    del first, ss
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[ii] = rank[np.cumsum(new) - 1]
     return row_of, row_stamp
 
 
@@ -567,8 +573,8 @@ def read_joint_state_bag(bag: Path, topic: str, joints: Sequence[str] | None,
         reader = AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_KILTED))
         reader.open()
     except damage + (OSError,) as e:
-        raise BagError(f"{bag}: cannot open the bag ({_words(e)}); a damaged file, or not a "
-                       "rosbag2 bag") from None
+        raise BagError(f"{bag}: cannot open the bag ({_words(e)}): the file is damaged, cut "
+                       "short, or not a rosbag2 bag") from None
     try:
         have = {c.topic: c.msgtype for c in reader.connections}
         found = _topic_match(topic, have)
@@ -612,7 +618,7 @@ def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, writt
                        f"short){refuse}")
     if n == 0:
         raise BagError(f"{src}: the topic has no messages")
-    stamp, valid = _stamps(scan, n)
+    stamp = _stamps(scan, n)
     if scan.malformed:
         raise BagError(f"{bag}: damaged: {scan.malformed} of the {n} messages of {topic} are not "
                        f"a sensor_msgs/JointState in plain CDR ({scan.first_problem}){refuse}")
@@ -620,31 +626,34 @@ def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, writt
     if not written:
         notes.append("messages read in receive-time order (this rosbags version does not give "
                      "the order written)")
-    if not stamp[valid].any():
+    if not stamp.any():
         stamp = np.frombuffer(scan.recv, dtype=np.int64, count=n).copy()
         notes.append("header stamps all zero: the bag's receive times used")
-    row_of, row_stamp = _rows(stamp, valid)
+    scan.stamp_bytes = scan.recv = None  # 16 bytes a message, no longer needed
+    row_of, row_stamp = _rows(stamp)
+    del stamp
     rows_total = row_stamp.size
     blocks = row_blocks(rows_total, max_rows)
     if blocks is None:
         keep_row = None
-        out_of_row = np.arange(rows_total)
+        msg_row = np.arange(n) if row_of is None else row_of
         R = rows_total
     else:
         keep_row = np.zeros(rows_total, dtype=bool)
         for a, b in blocks:
             keep_row[a:b] = True
-        out_of_row = np.cumsum(keep_row) - 1
-        out_of_row[~keep_row] = -1
+        msg_row = np.cumsum(keep_row) - 1  # the output row of each row, -1 when not kept
+        msg_row[~keep_row] = -1
         R = int(keep_row.sum())
-    msg_row = np.where(row_of >= 0, out_of_row[np.maximum(row_of, 0)], -1)
+        if row_of is not None:
+            msg_row = msg_row[row_of]
+    del row_of
     lid = np.frombuffer(scan.lid, dtype=np.int16, count=n)
 
     seen: list = []
     for lay in scan.layouts:
         seen += [name for name in lay.names if name not in seen]
-    first = int(np.argmax(valid))
-    use = list(joints) if joints is not None else list(scan.layouts[lid[first]].names)
+    use = list(joints) if joints is not None else list(scan.layouts[lid[0]].names)
     missing = [j for j in use if j not in seen]
     if missing:
         raise BagError(f"{src}: joint(s) {missing} not in the recording; it has {seen}")
@@ -698,7 +707,8 @@ def _assemble(bag, topic, scan: _Scan, n: int, expected: int, stop: _Stop, writt
 
     wanted = (msg_row >= 0).view(np.uint8).tobytes()  # indexed per message: plain ints
     lids = scan.lid
-    source = scan.raws if scan.raws is not None else islice(reread(), n)
+    source = (scan.raws if scan.raws is not None else
+              (raw for _, raw in islice(reread(), n)))
     batches: dict = {}
     pending = 0
     for k, raw in enumerate(source):
