@@ -71,7 +71,7 @@ def _flip(path, count, seed):
     path.write_bytes(bytes(b))
 
 
-# -- a damaged bag ----------------------------------------------------------------------------------
+# -- a damaged bag ------------------------------------------------------------------------------
 @pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
 def test_damaged_bag_is_refused_in_one_line(dyn, tmp_path, storage, capsys):
     """100 flipped bytes: refused by name (where it broke and why), never a rosbags traceback —
