@@ -252,7 +252,7 @@ def friction_velocity_figure(report: ArmReport, title: str = ""):
             pad = 0.15 * (hi - lo) + 1e-9
             ax.set_ylim(min(lo, 0.0) - pad, max(hi, 0.0) + pad)
         ax.axhline(0.0, color="0.6", lw=0.6, zorder=0)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(name, fontsize=10, y=1.0)  # y given: no search for room above the axes
         u = report.units(name)
         ax.set_xlabel(f"velocity [{u['velocity']}]")
         ax.set_ylabel(f"friction {'force' if u['effort'] == 'N' else 'torque'} [{u['effort']}]")
@@ -302,7 +302,7 @@ def holdout_figure(report: ArmReport, title: str = ""):
                     label=pred_label)
         u = report.units(name)
         ax.set_title(f"{name}: RMS error {rms[j]:.3g} {u['effort']}" if t.size else
-                     f"{name}: nothing held out", fontsize=10)
+                     f"{name}: nothing held out", fontsize=10, y=1.0)
         ax.set_xlabel("time [s]")
         ax.set_ylabel(f"joint {'force' if u['effort'] == 'N' else 'torque'} [{u['effort']}]")
     if t.size:  # one legend under the panels, off the data: it says what the gaps are
