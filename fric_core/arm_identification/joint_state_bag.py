@@ -363,7 +363,7 @@ def _written_order(reader, topic: str) -> tuple[Iterator, bool]:
                               is not None for st in storages)
     if not usable:
         conns = [c for c in reader.connections if c.topic == topic]
-        return ((ts, raw) for _, ts, raw in reader.messages(connections=conns)), False
+        return ((ts, bytes(raw)) for _, ts, raw in reader.messages(connections=conns)), False
 
     def gen():
         for st in storages:
@@ -587,11 +587,8 @@ def read_joint_state_bag(bag: Path, topic: str, joints: Sequence[str] | None,
         expected = sum(c.msgcount for c in reader.connections if c.topic == found)
         stop = _Stop()
         scan = _Scan(keep_bytes)
-        try:
-            messages, written = _written_order(reader, found)
-            scan.run(_guarded(messages, stop, damage))
-        except damage as e:  # raised before the first message (e.g. the index)
-            stop.error = e
+        messages, written = _written_order(reader, found)
+        scan.run(_guarded(messages, stop, damage))  # rosbags' errors: stop says where
         n = stop.count
         return _assemble(bag, found, scan, n, expected, stop, written, joints, max_rows,
                          lambda: _guarded(_written_order(reader, found)[0], _Stop(), damage))
