@@ -18,9 +18,9 @@ the bench prints:
   ``--long 600`` takes a tenth), and the peak during each step (RSS sampled every 5 ms).
 
 Run: ``.venv/bin/python bench/arm_identify_pipeline.py [--duration 60] [--long 3600]
-[--keep DIR]``; ``OPENBLAS_NUM_THREADS=1`` on a loaded machine (the BLAS threads then do not
-fight the other processes). Nothing here asserts; the targets (≤ 2 s for 60 s, ≤ 1 GiB for an
-hour) are printed beside the figures.
+[--model asymmetric] [--predict-chunk 8192] [--keep DIR]``; ``OPENBLAS_NUM_THREADS=1`` on a
+loaded machine (the BLAS threads then do not fight the other processes). Nothing here asserts;
+the targets (≤ 2 s for 60 s, ≤ 1 GiB for an hour) are printed beside the figures.
 """
 
 from __future__ import annotations
@@ -120,6 +120,15 @@ def timed(obj, name, label):
             times[label] = times.get(label, 0.0) + time.perf_counter() - s
     setattr(obj, name, g)
 
+chunk = int(os.environ.get("BENCH_PREDICT_CHUNK", "0"))
+if chunk:  # ArmFrictionFit.predict a chunk of rows at a time (see --predict-chunk)
+    import numpy as np
+    whole = RES.ArmFrictionFit.predict
+    def predict(self, q, v, a):
+        q, v, a = (np.asarray(x, dtype=float) for x in (q, v, a))
+        return np.concatenate([whole(self, q[i:i + chunk], v[i:i + chunk], a[i:i + chunk])
+                               for i in range(0, max(q.shape[0], 1), chunk)])
+    RES.ArmFrictionFit.predict = predict
 timed(R, "read_arm_recording", "read"); timed(S, "prepare", "prepare")
 timed(S, "estimate_effort_lag", "effort lag"); timed(F, "fit_arm_friction", "fit")
 timed(RES.ArmFrictionFit, "predict", "predict"); timed(REP, "write_arm_report", "report")
@@ -127,7 +136,8 @@ if os.environ.get("BENCH_SAMPLE_RSS") == "1":
     threading.Thread(target=sample, daemon=True).start()
 base = rss()
 s = time.perf_counter()
-res = identify_arm(sys.argv[1], "arm7", sys.argv[2])
+res = identify_arm(sys.argv[1], "arm7", sys.argv[2],
+                   **({"model": sys.argv[3]} if len(sys.argv) > 3 else {}))
 total = time.perf_counter() - s
 done.append(1)
 out = {"imports": imports, "total": total, "times": times, "base_rss": base,
@@ -141,11 +151,14 @@ print("BENCH " + json.dumps(out))
 """
 
 
-def identify(bag: Path, out: Path, sample_rss: bool) -> dict:
-    """The child's measurements of one identification of ``bag``."""
-    env = dict(os.environ, BENCH_SAMPLE_RSS="1" if sample_rss else "0")
-    r = subprocess.run([sys.executable, "-c", _CHILD, str(bag), str(out)], capture_output=True,
-                       text=True, env=env, timeout=3600)
+def identify(bag: Path, out: Path, sample_rss: bool, model: str | None,
+             predict_chunk: int = 0) -> dict:
+    """The child's measurements of one identification of ``bag`` (``model``: ``--model``, None
+    for fric identify's default; ``predict_chunk``: see ``--predict-chunk``)."""
+    env = dict(os.environ, BENCH_SAMPLE_RSS="1" if sample_rss else "0",
+               BENCH_PREDICT_CHUNK=str(predict_chunk))
+    cmd = [sys.executable, "-c", _CHILD, str(bag), str(out)] + ([model] if model else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("BENCH ")), None)
     if r.returncode != 0 or line is None:
         raise SystemExit(f"identification of {bag} failed:\n{r.stderr[-3000:]}")
@@ -183,6 +196,11 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="the timed recording [s]")
     ap.add_argument("--long", type=float, default=3600.0,
                     help="the long recording for peak memory [s] (0: none)")
+    ap.add_argument("--model", default=None,
+                    help="fric identify --model (default: its default)")
+    ap.add_argument("--predict-chunk", type=int, default=0, metavar="ROWS",
+                    help="evaluate ArmFrictionFit.predict ROWS rows at a time (patched in the "
+                         "bench only: what predict would cost chunked; 0: as it is)")
     ap.add_argument("--keep", type=Path, default=None,
                     help="write the bags here and keep them (reused when present)")
     args = ap.parse_args(argv)
@@ -202,12 +220,16 @@ def main(argv=None) -> int:
             print(f"arm7 {duration:g} s at {RATE:g} Hz: {int(duration * RATE)} messages, "
                   f"{size / 2 ** 20:.0f} MiB bag (written in {time.perf_counter() - t0:.1f} s)")
             if timing:  # best of three for the time, a sampled run for the steps' memory
-                ms = [identify(bag, work / f"out{i}", False) for i in range(3)]
+                ms = [identify(bag, work / f"out{i}", False, args.model, args.predict_chunk)
+                      for i in range(3)]
                 best = min(ms, key=lambda m: m["total"])
-                best["peaks"] = identify(bag, work / "out_rss", True)["peaks"]
-                report(f"  {duration:g} s, best of 3", best, true, timing=True)
+                best["peaks"] = identify(bag, work / "out_rss", True, args.model,
+                                         args.predict_chunk)["peaks"]
+                how = f"model {args.model or 'default'}" + (
+                    f", predict {args.predict_chunk} rows at a time" if args.predict_chunk else "")
+                report(f"  {duration:g} s, {how}, best of 3", best, true, timing=True)
             else:
-                m = identify(bag, work / "out_long", True)
+                m = identify(bag, work / "out_long", True, args.model, args.predict_chunk)
                 report(f"  {duration:g} s", m, true, timing=False)
                 print(f"  (identified in {m['total']:.1f} s)")
             if args.keep is None:
