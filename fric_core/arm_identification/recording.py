@@ -65,6 +65,7 @@ short, a damaged bag).
 
 from __future__ import annotations
 
+import array
 import csv
 import math
 from dataclasses import dataclass, field
@@ -263,7 +264,27 @@ def read_joint_csv(path) -> tuple[np.ndarray, list, dict, list]:
         Naming the file and line: no header, no ``t`` column, a line with the wrong number of
         cells, a cell that is not a number.
     """
-    path = Path(path)
+    return _read_csv(Path(path), None)
+
+
+def _count_csv_rows(path: Path) -> int:
+    """Data rows of a per-joint CSV: the lines after the header that are neither blank nor
+    ``#`` comments (numbers only: no quoted cell spans lines)."""
+    count, header = 0, False
+    with open(path, "rb") as fh:
+        for line in fh:
+            text = line.strip()
+            if not text or text.startswith(b"#") or not text.replace(b",", b"").strip():
+                continue
+            if header:
+                count += 1
+            header = True
+    return count
+
+
+def _read_csv(path: Path, keep) -> tuple[np.ndarray, list, dict, list]:
+    """:func:`read_joint_csv`, parsing only the data rows ``keep`` (a sorted array of data-row
+    indices; None: every row)."""
     if not path.is_file():
         raise ValueError(f"CSV not found: {path}")
     comments: list = []
@@ -290,27 +311,36 @@ def read_joint_csv(path) -> tuple[np.ndarray, list, dict, list]:
                 wanted[(joint, fld)] = i
                 if joint not in joint_names:
                     joint_names.append(joint)
-        data: dict = {k: [] for k in wanted}
+        data: dict = {k: array.array("d") for k in wanted}
+        appends = [(data[key].append, i) for key, i in wanted.items()]
+        wanted_rows = None if keep is None else set(np.asarray(keep).tolist())
+        k = -1
         for lineno, row in rows:
             if not "".join(row).strip() or row[0].lstrip().startswith("#"):
+                continue
+            k += 1
+            if wanted_rows is not None and k not in wanted_rows:
                 continue
             if len(row) != len(header):
                 raise ValueError(f"{path}: line {lineno} has {len(row)} cells, the header has "
                                  f"{len(header)}")
-            for key, i in wanted.items():
+            for append, i in appends:
                 cell = row[i].strip()
                 try:
-                    val = float(cell) if cell else math.nan
+                    append(float(cell) if cell else math.nan)
                 except ValueError:
                     raise ValueError(f"{path}: line {lineno}, column {header[i]!r}: {cell!r} is "
                                      f"not a number") from None
-                data[key].append(val)
-    t = np.array(data.pop("t"), dtype=float)
-    return t, joint_names, {k: np.array(v, dtype=float) for k, v in data.items()}, comments
+    t = np.frombuffer(data.pop("t"), dtype=float).copy()
+    return t, joint_names, {k: np.frombuffer(v, dtype=float).copy() for k, v in data.items()}, \
+        comments
 
 
 def _read_csv_recording(path: Path, joints, max_rows: int | None) -> ArmRecording:
-    t, names, cols, _ = read_joint_csv(path)
+    total = _count_csv_rows(path) if max_rows is not None else 0
+    blocks = row_blocks(total, max_rows)
+    keep = None if blocks is None else np.concatenate([np.arange(a, b) for a, b in blocks])
+    t, names, cols, _ = _read_csv(path, keep)
     if not names:
         raise ValueError(f"{path}: no '<joint>.position' columns (header: t, "
                          f"<joint>.position, <joint>.velocity, <joint>.effort, ...)")
@@ -330,15 +360,11 @@ def _read_csv_recording(path: Path, joints, max_rows: int | None) -> ArmRecordin
     eff = np.column_stack([cols[(j, "effort")] for j in use])
     v = (np.column_stack([cols[(j, "velocity")] for j in use])
          if len(have_v) == len(use) else None)
-    blocks = row_blocks(t.size, max_rows)
     if blocks is not None:
-        rows = np.concatenate([np.arange(a, b) for a, b in blocks])
         size = blocks[0][1] - blocks[0][0]
-        notes.append(f"long recording: {t.size} rows; {rows.size} of them used, in "
-                     f"{len(blocks)} evenly spaced blocks of {size} consecutive rows "
-                     f"(max_rows = {max_rows}: bounded memory; every block at the recorded rate)")
-        t, q, eff = t[rows], q[rows], eff[rows]
-        v = None if v is None else v[rows]
+        notes.append(f"long recording: {total} rows; {t.size} of them used, in {len(blocks)} "
+                     f"evenly spaced blocks of {size} consecutive rows (max_rows = {max_rows}: "
+                     f"bounded memory; every block at the recorded rate; the others not parsed)")
     return _finish(t, use, q, v, eff, str(path), notes)
 
 

@@ -270,6 +270,35 @@ def test_long_bag_read_in_blocks_in_bounded_memory(tmp_path):
                             "spaced blocks of 250 consecutive rows") for w in rec.warnings)
 
 
+def test_long_csv_parses_only_its_blocks(tmp_path):
+    """A CSV longer than max_rows: the same 20 blocks, their rows exactly those written (a
+    comment line and a blank line in the data do not shift them); the others not parsed: a
+    cell that is not a number outside the blocks goes unnoticed, inside one it is named."""
+    n = 5000
+    t = np.arange(n) * 1e-3
+    q = np.column_stack([np.sin(t), np.cos(t)])
+    rec = ArmRecording(t=t, joint_names=("a", "b"), q=q, v=None, effort=2.0 * q)
+    write_arm_csv(tmp_path / "long.csv", rec)
+    lines = (tmp_path / "long.csv").read_text().splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("t,"))
+    lines.insert(head + 1000, "# a note in the data")
+    lines.insert(head + 2000, "")
+    lines[head + 2600] = lines[head + 2600].replace(",", ",x", 1)  # data row 2597: not kept
+    (tmp_path / "long.csv").write_text("\n".join(lines) + "\n")
+    back = read_arm_recording(tmp_path / "long.csv", max_rows=1000)
+    kept = np.concatenate([np.arange(a, a + 50) for a in
+                           np.linspace(0, n - 50, BLOCKS).round().astype(int)])
+    assert 2597 not in kept
+    assert np.array_equal(back.q, q[kept]) and np.array_equal(back.effort, 2.0 * q[kept])
+    assert np.allclose(back.t, t[kept] - t[0], atol=1e-12)
+    assert any(w.startswith("long recording: 5000 rows; 1000 of them used, in 20 evenly spaced "
+                            "blocks of 50 consecutive rows") for w in back.warnings)
+    lines[head + 2] = lines[head + 2].replace(",", ",x", 1)  # data row 1: in the first block
+    (tmp_path / "long.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"line \d+, column 'a.position': 'x"):
+        read_arm_recording(tmp_path / "long.csv", max_rows=1000)
+
+
 def test_encoder_matches_rosbags_and_big_endian_reads(tmp_path):
     """The batch encoder writes what rosbags' serializer writes, byte for byte; a big-endian
     message (rosbags can write one) reads back the same values."""
