@@ -10,6 +10,10 @@ ROS_DOMAIN_ID ?= 42
 export ROS_DOMAIN_ID
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export MPLBACKEND := Agg
+# One BLAS thread (as fric_nodes sets for its processes): fric's linear algebra is small
+# matrices, and OpenBLAS's busy-waiting workers on 2 shared cores made a 200×200 eigh take
+# 0.5 s instead of 2 ms while another process ran (the arm fit 6 s instead of 0.2 s).
+export OPENBLAS_NUM_THREADS ?= 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 VENV  := .venv

@@ -23,6 +23,8 @@ for _p in (_HERE, _HERE / "core", _HERE / "nodes", _HERE / "integration"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+# one BLAS thread, before any test imports numpy (the Makefile exports it too; see there)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ["ROS_DOMAIN_ID"] = str(os.getpid() % 100 + 1)
 os.environ["MPLBACKEND"] = "Agg"

@@ -145,7 +145,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                      law: str = "asymmetric", armature=True, noise=None,
                      chunk: int = 4096, eiv_samples: int = 2000,
                      max_iter: int = 50, knots=None, admissible: bool = True,
-                     blocks: int = 16) -> ArmFrictionFit:
+                     blocks: int = 16, line: bool = False, _normal=None) -> ArmFrictionFit:
     """Fit every joint's friction (paper 003 eqs. (5)/(6); gear law of paper 004).
 
     Parameters
@@ -193,6 +193,12 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     blocks : int
         At least this many blocks of consecutive samples for the time-correlation-robust
         covariance (:func:`.admissible.covariance`): chunks are made short enough.
+    line : bool
+        ``law="curve"``: also the asymmetric line's fit, as the result's ``line`` attribute,
+        from the same normal equations (the line lies in the curve's span: its levels at the
+        knots are ``Cp + bp·v_k``, ``Cn + bn·v_k``), without a second pass over the data.
+    _normal : tuple, optional
+        Internal (``line``): accumulated normal equations to solve instead of the data's.
 
     Returns
     -------
@@ -275,7 +281,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
 
     if iterative:
         feats = list(chunks())
-    if method == "eiv":
+    if method == "eiv" and _normal is None:
         stride = max(1, int(np.ceil(N / eiv_samples)))
         idx = np.arange(0, N, stride)
         fsub = prob.features(q[idx], v[idx], a[idx], tau[idx])
@@ -365,9 +371,15 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         A, bv, c, m = prob.accumulate(feats, theta)
         S = moments(theta) if method == "eiv" else None
     else:
-        blist: list = []
-        A, bv, c, m = _accumulate(prob, chunks(), theta, blist)
-        S = moments(theta)
+        if _normal is None:
+            blist: list = []
+            A, bv, c, m = _accumulate(prob, chunks(), theta, blist)
+            S = moments(theta)
+            normal = (A.copy(), bv.copy(), c.copy(), m.copy(), [list(b_) for b_ in blist],
+                      None if S is None else S.copy()) if law == "curve" and line else None
+        else:
+            A, bv, c, m, blist, S = _normal
+            normal = None
         for _ in range(2):  # unweighted, then weighted by each joint's residual variance
             x, cond, Hinv, H, Hc = step(A, bv, S, w2, theta)
             if x is None:
@@ -386,7 +398,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             raise ValueError("q: the regressor is rank deficient once each joint's rows are "
                              "weighted by its residual variance (joints whose efforts differ by "
                              "orders of magnitude, e.g. a prismatic joint in N beside revolute "
-                             "joints in N·m, and a parameter barely excited)")
+                             "joints in N·m, and a parameter the motion leaves undetermined)")
         gw = np.einsum("j,ja->a", w2, bv)
         if S is not None:
             gw = gw - np.einsum("j,ja->a", w2, S[:, :p, p])
@@ -456,5 +468,41 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                                                         counts)), 0.0))
         for i in adm.active:
             std[i] = max(std[i], sd_free[i])
-    return _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
-                   warnings, nz, v, adm)
+    out = _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
+                  warnings, nz, v, adm)
+    if not iterative and normal is not None:
+        out.line = _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv,
+                                    armature, nz, admissible, blocks)
+    return out
+
+
+def _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv, armature, nz,
+                     admissible, blocks) -> ArmFrictionFit:
+    """The asymmetric line's fit from the curve's normal equations (``line=True``): θ_curve =
+    L θ_line, so each joint's ``A``, ``b``, the blocks' and EIV's moments map by L."""
+    n, nf, K = prob.n, prob.nf, prob.nk
+    p_line = prob.p - (nf - 4) * n
+    L = np.zeros((prob.p, p_line))
+    f0 = prob.sl_fric.start
+    L[:f0, :f0] = np.eye(f0)
+    for j in range(n):
+        vp, vn = prob.knots[j]
+        c, cl = f0 + nf * j, f0 + 4 * j  # curve: f+_0.., f-_0..; line: Cp, bp, Cn, bn
+        L[c:c + K, cl] = 1.0
+        L[c:c + K, cl + 1] = vp
+        L[c + K:c + 2 * K, cl + 2] = 1.0
+        L[c + K:c + 2 * K, cl + 3] = vn
+    A, bv, c_, m, blist, S = normal
+    A2 = L.T @ A @ L
+    b2 = bv @ L
+    bl2 = [[L.T @ Ab @ L, bb @ L, cnt] for Ab, bb, cnt in blist]
+    S2 = None
+    if S is not None:
+        Lt = np.zeros((prob.p + 1, p_line + 1))
+        Lt[:prob.p, :p_line] = L
+        Lt[prob.p, p_line] = 1.0
+        S2 = Lt.T @ S @ Lt
+    return fit_arm_friction(q, v, a, tau, dyn, dynamics=dynamics, method=method, dv=dv,
+                            base=prob.base, law="asymmetric", armature=armature, noise=nz,
+                            admissible=admissible, blocks=blocks,
+                            _normal=(A2, b2, c_, m, bl2, S2))

@@ -88,6 +88,39 @@ class _Problem:
                 sep = separable_armature(dyn)
                 self.start_fixed += [self.sl_arm.start + j for j in range(n) if not sep[j]]
 
+    def joint_columns(self, j: int) -> np.ndarray:
+        """The parameters joint j's rows can depend on (linear laws): the rigid body, its rotor
+        inertia, its friction; the other columns of its rows are zero."""
+        cols = list(range(self.sl_beta.start, self.sl_beta.stop))
+        if self.sl_arm is not None:
+            cols.append(self.sl_arm.start + j)
+        cols += range(self.sl_fric.start + self.nf * j, self.sl_fric.start + self.nf * (j + 1))
+        return np.array(cols, dtype=int)
+
+    def joint_rows(self, f, j: int, mask=None):
+        """Joint j's design restricted to :meth:`joint_columns` and its response (linear laws,
+        not the gear law): (rows, columns), (rows,)."""
+        parts = []
+        sel = slice(None) if mask is None else mask
+        if self.dynamics == "identify":
+            parts.append(f["Yb"][sel, j])
+        if self.sl_arm is not None:
+            parts.append(f["a"][sel, j][:, None])
+        parts.append(f["Fo"][sel, j])
+        return np.hstack(parts) if len(parts) > 1 else parts[0], f["y"][sel, j]
+
+    def model(self, f, theta) -> np.ndarray:
+        """The model's efforts on a chunk, (Nc, n) (the response y less the residual)."""
+        if self.gear:
+            J, r = self.rows(f, theta)
+            return f["y"] - r
+        out = np.empty(f["y"].shape)
+        for j in range(self.n):
+            Jj, _ = self.joint_rows(f, j)
+            out[:, j] = Jj @ theta[self.joint_columns(j)]
+        # y = τ − known rotor torque (− rnea with the URDF): the model of τ adds them back
+        return out
+
     # features of a chunk: what the rows need, computed once
     def features(self, q, v, a, tau):
         n = self.n
@@ -96,7 +129,9 @@ class _Problem:
             F, keep = curve_columns(v, self.dv, self.knots)
         else:
             F, keep = friction_columns(v, self.dv)
-        f["F"] = F.reshape(-1, n, self.nf * n)
+        # each joint's own friction columns (the others are zero on its rows), (Nc, n, nf)
+        F = F.reshape(-1, n, n, self.nf)
+        f["Fo"] = np.ascontiguousarray(np.diagonal(F, axis1=1, axis2=2).transpose(0, 2, 1))
         f["keep"] = keep.reshape(-1, n)
         if self.dynamics == "identify":
             Y = rigid_body_regressor(self.dyn, q, v, a, armature=self.arm_in_base)
@@ -157,7 +192,7 @@ class _Problem:
                 z = np.empty((Nc, r + 6))
                 z[:, :r] = f["Yb"][:, j]
                 z[:, r] = f["a"][:, j]
-                z[:, r + 1:r + 5] = f["F"][:, j, 4 * j:4 * j + 4]
+                z[:, r + 1:r + 5] = f["Fo"][:, j]
                 z[:, r + 5] = f["y"][:, j]
                 for g, mask in enumerate((d[:, j], b[:, j], ~(d[:, j] | b[:, j]))):
                     sel = keep[:, j] & mask
@@ -207,7 +242,9 @@ class _Problem:
         Nc, n = f["v"].shape
         J = np.zeros((Nc, n, self.p))
         j = np.arange(n)
-        J[:, :, self.sl_fric] = f["F"]
+        nf, f0 = self.nf, self.sl_fric.start
+        for jj in range(n):
+            J[:, jj, f0 + nf * jj:f0 + nf * (jj + 1)] = f["Fo"][:, jj]
         if self.sl_arm is not None:
             J[:, j, self.sl_arm.start + j] = f["a"]
         if self.gear:
@@ -355,18 +392,31 @@ def _accumulate(prob, feats, theta, blocks=None):
     bv = np.zeros((n, p))
     c = np.zeros(n)
     m = np.zeros(n, dtype=int)
+    linear = not prob.gear
+    cols = [prob.joint_columns(j) for j in range(n)] if linear else None
     for f in feats:
-        J, r = prob.rows(f, theta)
         keep = f["keep"]
         Ab = np.zeros((n, p, p)) if blocks is not None else A
         bb = np.zeros((n, p)) if blocks is not None else bv
-        for j in range(n):
-            k = keep[:, j]
-            Jj, rj = J[k, j], r[k, j]
-            Ab[j] += Jj.T @ Jj
-            bb[j] += Jj.T @ rj
-            c[j] += rj @ rj
-            m[j] += int(k.sum())
+        if linear:  # each joint's rows touch only its own columns: normal equations on those
+            for j in range(n):
+                k = keep[:, j]
+                Jj, yj = prob.joint_rows(f, j, k)
+                cj = cols[j]
+                rj = yj - Jj @ theta[cj]
+                Ab[j][np.ix_(cj, cj)] += Jj.T @ Jj
+                bb[j][cj] += Jj.T @ rj
+                c[j] += rj @ rj
+                m[j] += int(k.sum())
+        else:
+            J, r = prob.rows(f, theta)
+            for j in range(n):
+                k = keep[:, j]
+                Jj, rj = J[k, j], r[k, j]
+                Ab[j] += Jj.T @ Jj
+                bb[j] += Jj.T @ rj
+                c[j] += rj @ rj
+                m[j] += int(k.sum())
         if blocks is not None:
             A += Ab
             bv += bb

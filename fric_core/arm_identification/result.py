@@ -67,6 +67,7 @@ class ArmFrictionFit:
     noise: Optional[Dict[str, np.ndarray]] = None
     reasons: Dict[str, Dict[str, str]] = field(default_factory=dict)
     knots: Optional[list] = None
+    line: Optional["ArmFrictionFit"] = None
     _problem: Optional[object] = field(default=None, repr=False, compare=False)
     _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
@@ -90,9 +91,12 @@ class ArmFrictionFit:
         from .fit import _check  # the entry point's checks (fit imports this module)
 
         q, v, a, _ = _check(q, v, a, np.zeros(np.shape(q)), n)
-        f = prob.features(q, v, a, np.zeros_like(q))
-        _, r0 = prob.rows(f, self._theta)
-        return -r0
+        out = np.empty(q.shape)
+        for s in range(0, q.shape[0], 8192):  # chunks: the features of a long record are big
+            e = min(q.shape[0], s + 8192)
+            f = prob.features(q[s:e], v[s:e], a[s:e], np.zeros((e - s, n)))
+            out[s:e] = prob.model(f, self._theta) - f["y"]  # y = 0 − what is known: added back
+        return out
 
     def to_joint_friction_set(self) -> JointFrictionSet:
         """The fit as :class:`~.joint_friction.JointFrictionSet` for
