@@ -432,9 +432,12 @@ def _finish(t, names, q, v, eff, source, notes, hint: str = "") -> ArmRecording:
     missing = ~finite
     implausible = finite & ~within
     ok = finite & within
+    b = {k: _power(x) for k, x in PLAUSIBLE.items()}
+    bounds = (f"|position| > {b['position']} rad or m, |velocity| > {b['velocity']} rad/s or "
+              f"m/s, |effort| > {b['effort']} N·m or N, |t| > {b['t']} s")
     if not ok.any():
         what = ("a missing (NaN) value" if not implausible.any() else
-                "a missing (NaN) or implausible value (beyond the bounds of PLAUSIBLE)")
+                f"a missing (NaN) value or one beyond any plausible magnitude ({bounds})")
         raise ValueError(f"{source}: every row has {what}{hint}")
     if missing.any():
         kind = "missing (NaN) or infinite" if infinite.any() else "missing (NaN)"
@@ -443,13 +446,9 @@ def _finish(t, names, q, v, eff, source, notes, hint: str = "") -> ArmRecording:
                      f"segments")
     if implausible.any():
         first = int(np.argmax(implausible))
-        b = {k: _power(x) for k, x in PLAUSIBLE.items()}
         notes.append(f"{int(implausible.sum())} of {N} rows refused: a value beyond any "
-                     f"plausible magnitude (|position| > {b['position']} rad or m, |velocity| > "
-                     f"{b['velocity']} rad/s or m/s, |effort| > {b['effort']} N·m or N, |t| > "
-                     f"{b['t']} s; first at "
-                     f"row {first}: {_first_implausible(t, names, cols, first)}); dropped like "
-                     f"missing values")
+                     f"plausible magnitude ({bounds}; first at row {first}: "
+                     f"{_first_implausible(t, names, cols, first)}); dropped like missing values")
     rows = np.flatnonzero(ok)
     # a row with the stamp of the row before: one sample recorded twice; the later one is kept
     same = np.flatnonzero(np.diff(t[rows]) == 0.0)

@@ -201,6 +201,19 @@ def test_implausible_outliers_are_refused_and_counted(dyn, tmp_path, fmt):
     _assert_recovered(res)
 
 
+def test_every_row_implausible_is_one_line(tmp_path):
+    """Stamps written in ns where s are expected (1.7e18 "s"): every row is beyond the bounds,
+    said in one line with them."""
+    t = 1.7e18 + np.arange(100) * 1e6
+    rec = ArmRecording(t=t, joint_names=("a",), q=np.zeros((100, 1)), v=None,
+                       effort=np.ones((100, 1)))
+    write_arm_csv(tmp_path / "ns.csv", rec)
+    with pytest.raises(ValueError, match=r"ns.csv: every row has a missing \(NaN\) value or one "
+                                         r"beyond any plausible magnitude \(\|position\| > 1e6 "
+                                         r"rad or m, .*\|t\| > 1e10 s\)$"):
+        read_arm_recording(tmp_path / "ns.csv")
+
+
 # -- a messy logger -------------------------------------------------------------------------------
 def test_messy_log_still_recovers_the_friction(dyn, tmp_path):
     """A logger as testers reported one: steps between stamps 0.7-8.8 ms (each drawn uniformly;
