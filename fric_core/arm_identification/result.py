@@ -161,8 +161,8 @@ def _bound_reason(what: str, value: float, sd: float) -> Tuple[str, str]:
         return "Cn", (f"Cp + Cn fitted below 0 ({got}): held at Cn = -Cp (a friction that "
                       f"drops across v = 0 is not a monotone law); {_CAUSES}")
     if what == "jump":
-        return "f-0", (f"the curve's jump at v = 0 fitted below 0 ({got}): held at 0; "
-                       f"{_CAUSES}")
+        return "f-0", (f"the curve's jump at v = 0 (f+0 + f-0) fitted below 0 ({got}): held "
+                       f"at 0; {_CAUSES}")
     if what == "eta_f":
         return what, (f"1/eta_f fitted below 1 ({got}): eta_f held at 1 (an efficiency above 1 "
                       "is not physical); likely the URDF's inertias are too large, or the "
@@ -188,7 +188,8 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
             if abs(float(z_free[i]) - bound) <= 3.0 * float(std[i]):
                 # within 3 std of its bound: the bound is what the data say (e.g. a lossless
                 # drive's η_f = 1, a joint without viscous friction): determined, a note only
-                warnings.append(f"joint {names[j]}: {key} at its physical bound, within 3 std "
+                what_ = "the jump at v = 0 (f+0 + f-0)" if what == "jump" else key
+                warnings.append(f"joint {names[j]}: {what_} at its physical bound, within 3 std "
                                 f"of what the data gave ({float(z_free[i]):.4g} ± "
                                 f"{float(std[i]):.2g})")
                 continue
@@ -225,6 +226,9 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
                 vals.update(eta_f=None, eta_b=None, eta_product=prod)
                 sd.update(eta_f=None, eta_b=None, eta_product=sprod)
                 dt.update(eta_f=False, eta_b=False)
+        levels = [k for k in vals if k in ("Cp", "Cn") or k.startswith(("f+", "f-"))]
+        level = max((abs(vals[k]) for k in levels), default=0.0)
+        loose: List[str] = []
         for k, val in vals.items():
             if k in dt:
                 continue
@@ -232,13 +236,16 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
                 dt[k] = False
                 continue
             floor = _FLOOR.get(k, _FLOOR["Cp"])
-            ok = sd[k] <= max(REL_STD_WARN * abs(val), REL_STD_WARN * floor)
+            # a friction level is measured against the joint's friction, not against itself: an
+            # offset left in the levels (or a saturated curve's flat end) puts some near 0
+            size = max(abs(val), 0.5 * level) if k in levels else abs(val)
+            ok = sd[k] <= max(REL_STD_WARN * size, REL_STD_WARN * floor)
             dt[k] = bool(ok)
             if not ok:
-                reasons[name].setdefault(k, f"relative std above {REL_STD_WARN:g} ({val:.4g} ± "
-                                            f"{sd[k]:.2g}): not determined by these data")
-                warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} (relative std "
-                                f"above {REL_STD_WARN:g}; not determined by these data)")
+                reasons[name].setdefault(k, f"std above {REL_STD_WARN:g} of its size "
+                                            f"({val:.4g} ± {sd[k]:.2g}): not determined by "
+                                            "these data")
+                loose.append(f"{k} = {val:.4g} ± {sd[k]:.2g}")
                 continue
             if k == "eta_product" and val > 1.0:  # the gear fit with the rigid body identified
                 if val - 1.0 <= 3 * sd[k]:
@@ -252,6 +259,9 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
                     warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is above 1 "
                                     "by more than 3 std: the gear model does not fit this "
                                     "joint (not determined)")
+        if loose:
+            warnings.append(f"joint {name}: {len(loose)} value(s) not determined by these data "
+                            f"(std above {REL_STD_WARN:g} of their size): " + ", ".join(loose))
         if prob.gear and dynamics == "urdf":
             vals["eta_product"] = vals["eta_f"] * vals["eta_b"]
         if prob.law != "curve":
