@@ -90,7 +90,8 @@ def _damage_types() -> tuple:
              ValueError, IndexError, EOFError, MemoryError, UnicodeDecodeError, AssertionError,
              zlib.error]
     for mod, name in (("apsw", "Error"), ("sqlite3", "Error"), ("lz4.frame", "LZ4FrameError"),
-                      ("zstandard", "ZstdError")):
+                      ("zstandard", "ZstdError"), ("compression.zstd", "ZstdError"),
+                      ("backports.zstd", "ZstdError")):
         try:
             types.append(getattr(__import__(mod, fromlist=[name]), name))
         except (ImportError, AttributeError):
@@ -351,34 +352,53 @@ def _topic_match(topic: str, have: dict) -> str | None:
     return None
 
 
+def _zstd():
+    """The zstd module rosbags uses (Python 3.14's ``compression.zstd`` or ``backports.zstd``),
+    or None."""
+    for name in ("compression.zstd", "backports.zstd"):
+        try:
+            return __import__(name, fromlist=["decompress"])
+        except ImportError:
+            pass
+    return None
+
+
 def _written_order(reader, topic: str) -> tuple[Iterator, bool]:
     """``(receive_ns, raw)`` of ``topic``'s messages in the order written, and whether that
-    order could be had (else rosbags' receive-time order)."""
+    order could be had (else rosbags' receive-time order). A bag compressed per message
+    (rosbag2's ``--compression-mode message``) has each message's data decompressed, as rosbags'
+    own reader does."""
     storages = []
     for r in getattr(reader, "readers", []):
         st = getattr(r, "storage", None)
         subs = getattr(st, "storages", None)
-        storages += list(subs) if subs is not None else ([st] if st is not None else [])
-    usable = storages and all(hasattr(st, "messages_scan") or getattr(st, "dbconn", None)
-                              is not None for st in storages)
+        per_message = getattr(getattr(st, "metadata", None), "compression_mode", None) == "message"
+        for sub in (list(subs) if subs is not None else ([st] if st is not None else [])):
+            storages.append((sub, per_message))
+    zstd = _zstd() if any(pm for _, pm in storages) else None
+    usable = storages and all(
+        (hasattr(st, "messages_scan") or getattr(st, "dbconn", None) is not None)
+        and (zstd is not None or not pm) for st, pm in storages)
     if not usable:
         conns = [c for c in reader.connections if c.topic == topic]
         return ((ts, bytes(raw)) for _, ts, raw in reader.messages(connections=conns)), False
 
     def gen():
-        for st in storages:
+        for st, per_message in storages:
             mine = [c for c in st.connections if c.topic == topic and c.msgtype == JOINT_STATE]
             if not mine:
                 continue
             if hasattr(st, "messages_scan"):
-                for _, ts, raw in st.messages_scan(mine):
-                    yield ts, raw
+                stream = ((ts, raw) for _, ts, raw in st.messages_scan(mine))
             else:
                 ids = [c.id for c in mine]
                 marks = ",".join("?" * len(ids))
-                yield from st.dbconn.execute(
+                stream = st.dbconn.execute(
                     f"SELECT timestamp, data FROM messages WHERE topic_id IN ({marks}) "
                     "ORDER BY id", ids)
+            if per_message:
+                stream = ((ts, zstd.decompress(raw)) for ts, raw in stream)
+            yield from stream
     return gen(), True
 
 
