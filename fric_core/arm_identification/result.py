@@ -177,6 +177,7 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
     joints, stds, det, used, rstd = {}, {}, {}, {}, {}
     reasons: Dict[str, Dict[str, str]] = {nm: {} for nm in names}
     held = {}
+    at_bound: List[str] = []
     if adm is not None and adm.active:
         z_free = np.linalg.solve(adm.T, theta - adm.x + adm.x_free)
         for i in adm.active:
@@ -188,14 +189,16 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
             if abs(float(z_free[i]) - bound) <= 3.0 * float(std[i]):
                 # within 3 std of its bound: the bound is what the data say (e.g. a lossless
                 # drive's η_f = 1, a joint without viscous friction): determined, a note only
-                what_ = "the jump at v = 0 (f+0 + f-0)" if what == "jump" else key
-                warnings.append(f"joint {names[j]}: {what_} at its physical bound, within 3 std "
-                                f"of what the data gave ({float(z_free[i]):.4g} ± "
-                                f"{float(std[i]):.2g})")
+                at_bound.append(f"{names[j]} {'f+0 + f-0' if what == 'jump' else key} "
+                                f"({float(z_free[i]):.3g} ± {float(std[i]):.2g})")
                 continue
             reasons[names[j]][key] = why
             held[(j, key)] = True
             warnings.append(f"joint {names[j]}: {key} {why}")
+    if at_bound:
+        warnings.append("at their physical bound, within 3 std of what the data gave (the bound "
+                        "is what the data say, e.g. no jump at v = 0 for a continuous friction, "
+                        "a lossless drive): " + ", ".join(at_bound))
     f0, nf = prob.sl_fric.start, prob.nf
     for j, name in enumerate(names):
         sl = slice(f0 + nf * j, f0 + nf * (j + 1))

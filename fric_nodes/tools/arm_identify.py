@@ -650,15 +650,11 @@ def _separate_offsets(fs, fit, prep, fit_rows, offset, names, warnings, progress
     joint rests long enough, else none. The levels then hold the friction and ``offset`` the
     rest: the total curve (what the compensator renders) is unchanged."""
     if offset == "none" or fs.model == "gear":
-        for name, jf in fs.joints.items():
-            if min(jf.levels()) < 0:
-                warnings.append(f"joint {name}: a Coulomb level below 0 ({jf.Cp:.3g}, "
-                                f"{jf.Cn:.3g}): an effort offset (sensor, current loop) is "
-                                "likely in the levels (only Cp + o and Cn - o are identifiable);"
-                                " the total curve is right; --offset estimate-at-rest or "
-                                "symmetric separates it")
+        _negative_levels(fs, [n for n, jf in fs.joints.items() if min(jf.levels()) < 0],
+                         warnings)
         return fs
     joints = dict(fs.joints)
+    negative: List[str] = []
     for j, name in enumerate(names):
         jf = joints[name]
         o = so = None
@@ -683,9 +679,7 @@ def _separate_offsets(fs, fit, prep, fit_rows, offset, names, warnings, progress
             how = "assuming Cp = Cn"
         if o is None:
             if min(jf.levels()) < 0:
-                warnings.append(f"joint {name}: a Coulomb level below 0: an effort offset is "
-                                "likely in the levels (not separable without a rest segment; "
-                                "the total curve is right)")
+                negative.append(name)
             continue
         std = dict(jf.std)
         std["offset"] = so
@@ -696,7 +690,20 @@ def _separate_offsets(fs, fit, prep, fit_rows, offset, names, warnings, progress
         joints[name] = dataclasses.replace(jf, Cp=jf.Cp - o, Cn=jf.Cn + o, offset=o, std=std,
                                            curve=curve)
         progress(f"joint {name}: effort offset {o:.4g} ± {so:.2g} N·m ({how})")
+    _negative_levels(fs, negative, warnings)
     return dataclasses.replace(fs, joints=joints)
+
+
+def _negative_levels(fs, names: List[str], warnings: List[str]) -> None:
+    """One warning for the joints whose levels keep an effort offset that took one below 0."""
+    if names:
+        lv = ", ".join(f"{n} ({fs.joints[n].levels()[0]:.3g}, {fs.joints[n].levels()[1]:.3g})"
+                       for n in names)
+        warnings.append(f"a friction level below 0 at v = ±0 on {lv}: an effort offset (torque "
+                        "sensor, current loop) is in the levels; only Cp + offset and Cn - "
+                        "offset are identifiable from motion, and their total curve (what the "
+                        "compensator renders) is right; --offset estimate-at-rest (a rest "
+                        "segment in the recording) or symmetric separates it")
 
 
 def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimate, fit_fn):

@@ -99,5 +99,5 @@ def test_offset_none_keeps_it_in_the_levels_and_says_so(dyn, tmp_path):
                        model="asymmetric", offset="none", effort_lag=0.0)
     jf = res.friction.joints["joint1"]
     assert jf.offset == 0.0 and jf.Cp < 0
-    assert any("joint joint1: a Coulomb level below 0" in w and "offset" in w
+    assert any("a friction level below 0 at v = ±0 on joint1" in w and "offset" in w
                for w in res.warnings)
