@@ -122,7 +122,9 @@ class _Problem:
         return out
 
     # features of a chunk: what the rows need, computed once
-    def features(self, q, v, a, tau):
+    def features(self, q, v, a, tau, shared=None):
+        """What the rows of a chunk need; ``shared``: the rigid-body part (``Yb`` or ``tl``)
+        of another problem's features on the same samples (the same arm and base set)."""
         n = self.n
         f = {"v": v, "a": a, "y": tau - self.known_arm * a}
         if self.law == "curve":
@@ -134,10 +136,14 @@ class _Problem:
         f["Fo"] = np.ascontiguousarray(np.diagonal(F, axis1=1, axis2=2).transpose(0, 2, 1))
         f["keep"] = keep.reshape(-1, n)
         if self.dynamics == "identify":
-            Y = rigid_body_regressor(self.dyn, q, v, a, armature=self.arm_in_base)
-            f["Yb"] = self.base.reduce(Y).reshape(-1, n, self.r)
+            if shared is not None and "Yb" in shared:
+                f["Yb"] = shared["Yb"]
+            else:
+                Y = rigid_body_regressor(self.dyn, q, v, a, armature=self.arm_in_base)
+                f["Yb"] = self.base.reduce(Y).reshape(-1, n, self.r)
         else:
-            f["tl"] = _rnea_all(self.dyn, q, v, a)
+            f["tl"] = shared["tl"] if shared is not None and "tl" in shared else \
+                _rnea_all(self.dyn, q, v, a)
             if not self.gear:
                 f["y"] = f["y"] - f["tl"]
         return f

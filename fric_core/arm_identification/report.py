@@ -205,14 +205,23 @@ def _law_lines(ax, jf: JointFriction, v: np.ndarray, dv: float) -> None:
     if finite.size == 0:
         return
     vmin, vmax = float(finite.min()), float(finite.max())
-    label = (f"fit: Cp {jf.Cp:.3g}, bp {jf.bp:.3g} / Cn {jf.Cn:.3g}, bn {jf.bn:.3g}")
-    if vmax > dv:
-        vp = np.linspace(dv, vmax, 40)
-        ax.plot(vp, jf.Cp + jf.bp * vp, color="tab:red", lw=1.6, zorder=3, label=label)
-        label = None
-    if vmin < -dv:
-        vn = np.linspace(vmin, -dv, 40)
-        ax.plot(vn, -jf.Cn + jf.bn * vn, color="tab:red", lw=1.6, zorder=3, label=label)
+    line = (f"Cp {jf.Cp:.3g}, bp {jf.bp:.3g} / Cn {jf.Cn:.3g}, bn {jf.bn:.3g}")
+    curve = jf.law == "curve"
+    # the law the file holds in red; beside a curve, the straight line fitted too (dashed)
+    for side, lo, hi in ((1, dv, vmax), (-1, vmin, -dv)):
+        if not hi > lo:
+            continue
+        vs = np.linspace(lo, hi, 60)
+        lin = jf.Cp + jf.bp * vs if side > 0 else -jf.Cn + jf.bn * vs
+        if curve:
+            ax.plot(vs, jf.curve.kinetic(vs), color="tab:red", lw=1.6, zorder=3,
+                    label=f"fit: curve ({len(jf.curve.v_pos)} knots a side)" if side > 0
+                    or vmax <= dv else None)
+            ax.plot(vs, lin, color="0.2", lw=0.9, ls="--", zorder=3,
+                    label=f"line: {line}" if side > 0 or vmax <= dv else None)
+        else:
+            ax.plot(vs, lin, color="tab:red", lw=1.6, zorder=3,
+                    label=f"fit: {line}" if side > 0 or vmax <= dv else None)
 
 
 def friction_velocity_figure(report: ArmReport, title: str = ""):
@@ -445,7 +454,21 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
         rows.append([q, unit] + [format_value(fs.joints[n], q,
                                               report.determined.get(n, {}).get(q, True))
                                  for n in names])
+    if any(jf.offset or "offset" in jf.std for jf in fs.joints.values()):
+        rows.append(["offset", "N·m"] + [
+            (f"{jf.offset:.4g} ± {jf.std['offset']:.2g}" if "offset" in jf.std
+             else f"{jf.offset:.4g}") for jf in (fs.joints[n] for n in names)])
+    selection = fs.extra.get("model_selection") if isinstance(fs.extra, dict) else None
+    rows.append(["law", ""] + [fs.joints[n].law for n in names])
+    if isinstance(selection, dict) and all(n in selection for n in names):
+        rows.append(["held-out RMS, line / curve", "N·m"] + [
+            f"{selection[n]['asymmetric']:.4g} / {selection[n]['curve']:.4g}" for n in names])
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    if any(jf.law == "curve" for jf in fs.joints.values()):
+        lines += ["", "Where the law is `curve`, the friction is the monotone piecewise-linear "
+                  "curve of joint_friction.yaml (its levels at the knots, with their stds, are "
+                  "in the file; friction_velocity.png draws it); Cp, Cn, bp, bn are then the "
+                  "straight line fitted beside it, for comparison."]
     lines += ["", "Values ± one standard deviation. " + "; ".join(
         f"{q}: {meaning}" for q, _, meaning in quantities) + ".", "",
         "## What the data determine", ""]

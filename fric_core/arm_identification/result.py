@@ -20,7 +20,7 @@ from ..joint_friction import FrictionCurve, JointFriction, JointFrictionSet
 from .regressor import FRICTION_PARAMS, BaseParameters
 from .rigid_body import RIGID_BODY_KEY, rigid_body_from_fit
 
-__all__ = ["ArmFrictionFit", "REL_STD_WARN", "MIN_SPEED_SPAN"]
+__all__ = ["ArmFrictionFit", "REL_STD_WARN", "MIN_SPEED_SPAN", "predict_together"]
 
 #: Relative standard deviation above which a parameter is reported as not determined.
 REL_STD_WARN = 0.2
@@ -91,12 +91,7 @@ class ArmFrictionFit:
         from .fit import _check  # the entry point's checks (fit imports this module)
 
         q, v, a, _ = _check(q, v, a, np.zeros(np.shape(q)), n)
-        out = np.empty(q.shape)
-        for s in range(0, q.shape[0], 8192):  # chunks: the features of a long record are big
-            e = min(q.shape[0], s + 8192)
-            f = prob.features(q[s:e], v[s:e], a[s:e], np.zeros((e - s, n)))
-            out[s:e] = prob.model(f, self._theta) - f["y"]  # y = 0 − what is known: added back
-        return out
+        return predict_together({"fit": self}, q, v, a)["fit"]
 
     def to_joint_friction_set(self) -> JointFrictionSet:
         """The fit as :class:`~.joint_friction.JointFrictionSet` for
@@ -144,6 +139,40 @@ class ArmFrictionFit:
             extra[RIGID_BODY_KEY] = rb.to_dict()
         return JointFrictionSet(joints=out, model=self.law, dynamics=self.dynamics,
                                 method=self.method, dv=self.dv, extra=extra)
+
+
+def predict_together(fits: Dict[str, "ArmFrictionFit"], q, v, a,
+                     chunk: int = 8192) -> Dict[str, np.ndarray]:
+    """Several fits' predicted efforts at the same (q, q̇, q̈), the rigid-body regressor (the
+    costly part) computed once per chunk for all of them (fits of one arm and base set, e.g.
+    the curve and the line of ``fit_arm_friction(law="curve", line=True)``).
+
+    Parameters
+    ----------
+    fits : mapping
+        Name → :class:`ArmFrictionFit`.
+    q, v, a : (N, n) ndarray
+        Positions, velocities, accelerations (already checked).
+    chunk : int
+        Samples per chunk (bounds the features' memory).
+
+    Returns
+    -------
+    dict
+        Name → (N, n) predicted efforts.
+    """
+    out = {k: np.empty(np.shape(q)) for k in fits}
+    N, n = np.shape(q)
+    for s in range(0, N, chunk):
+        e = min(N, s + chunk)
+        shared = None
+        for k, fit in fits.items():
+            prob = fit._problem
+            f = prob.features(q[s:e], v[s:e], a[s:e], np.zeros((e - s, n)), shared=shared)
+            if shared is None and not prob.gear:
+                shared = {key: f[key] for key in ("Yb", "tl") if key in f}
+            out[k][s:e] = prob.model(f, fit._theta) - f["y"]  # y = 0 − what is known
+    return out
 
 
 _CAUSES = ("likely causes: the effort lags the states (--effort-lag), a recorded velocity that "

@@ -511,7 +511,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         law = "asymmetric" if model == "auto" else model
         progress(f"fitting the {law} law")
         fits[law] = run_or_ols(law)
-    fit, fs, choice = _choose_law(fits, prep, fit_rows, hold_rows, dyn.joint_names, warnings)
+    fit, fs, choice, held_out = _choose_law(fits, prep, fit_rows, hold_rows, dyn.joint_names,
+                                            warnings)
     fs = _separate_offsets(fs, fit, prep, fit_rows, offset, dyn.joint_names, warnings, progress)
     if choice:
         fs = dataclasses.replace(fs, extra={**fs.extra, "model_selection": choice})
@@ -545,7 +546,9 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     # everything the model attributes to the rigid body, rotor and gear: its prediction less
     # friction (the fit's own parameters, also in the gauge of --model gear --dynamics identify)
     rest_fit = fit.predict(qf, vf, af) - _friction_outside_band(fs, dyn.joint_names, vf)
-    if M > k:
+    if M > k and held_out is not None:  # --model auto: computed when choosing the law
+        pred_h = held_out
+    elif M > k:
         pred_h = fit.predict(*(x[hold_rows] for x in (prep.q, prep.v, prep.a)))
         # inside the band static friction holds the joint (any torque up to breakaway): the
         # kinetic law, and the gear's drive/back-drive switch, predict nothing there
@@ -575,22 +578,18 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                              joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)))
 
 
-def _holdout_pred(fit, prep, rows, dv) -> np.ndarray:
-    pred = fit.predict(*(x[rows] for x in (prep.q, prep.v, prep.a)))
-    pred[np.abs(prep.v[rows]) <= dv] = np.nan
-    return pred
-
-
 def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
     """The fit to write: the only one, or (``--model auto``) per joint the law with the smaller
     held-out RMS error; returns (fit whose rigid body and predictions are used, the set,
-    ``{joint: {law: rms, chosen}}`` or None)."""
+    ``{joint: {law: rms, chosen}}`` or None, the held-out prediction per joint of the chosen law
+    (NaN inside the band) or None)."""
     from fric_core.arm_identification.report import holdout_rms
+    from fric_core.arm_identification.result import predict_together
 
     if len(fits) == 1:
         fit = next(iter(fits.values()))
         warnings += [str(w) for w in fit.warnings]
-        return fit, fit.to_joint_friction_set(), None
+        return fit, fit.to_joint_friction_set(), None, None
     line, curve = fits["asymmetric"], fits["curve"]
     sets = {law: f.to_joint_friction_set() for law, f in fits.items()}
     if hold_rows.stop - hold_rows.start < 10:
@@ -598,8 +597,10 @@ def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
         warnings.append("--model auto: nothing held out; the laws compared on the fitted rows")
     else:
         rows = hold_rows
-    rms = {law: holdout_rms(prep.effort[rows], _holdout_pred(f, prep, rows, f.dv))
-           for law, f in fits.items()}
+    preds = predict_together(fits, *(x[rows] for x in (prep.q, prep.v, prep.a)))
+    for law, f in fits.items():
+        preds[law][np.abs(prep.v[rows]) <= f.dv] = np.nan
+    rms = {law: holdout_rms(prep.effort[rows], preds[law]) for law in fits}
     choice, joints = {}, {}
     for j, name in enumerate(names):
         use = "curve" if rms["curve"][j] <= rms["asymmetric"][j] else "asymmetric"
@@ -614,11 +615,15 @@ def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
         else:
             joints[name] = lj
     chosen = curve if any(c["chosen"] == "curve" for c in choice.values()) else line
+    held_out = None
+    if rows is hold_rows:  # the held-out prediction, per joint the chosen law's (reused)
+        held_out = np.column_stack([preds[choice[n]["chosen"]][:, j]
+                                    for j, n in enumerate(names)])
     warnings += [str(w) for w in chosen.warnings]
     base = sets["curve" if chosen is curve else "asymmetric"]
     fs = dataclasses.replace(base, joints=joints, model="curve" if chosen is curve
                              else "asymmetric")
-    return chosen, fs, choice
+    return chosen, fs, choice, held_out
 
 
 def _rest_rows(prep, dv: float, j: int) -> np.ndarray:
