@@ -196,12 +196,13 @@ def _identify_arm(ns: argparse.Namespace) -> int:
         print(f"# prismatic joint(s) {', '.join(linear)}: Cp, Cn, RMS in N; bp, bn in N·s/m "
               "(the others: N·m, N·m·s/rad)")
     unit = "N·m" + (f"; {', '.join(linear)}: N" if linear else "")
-    print("| joint | " + " | ".join(keys) + f" | held-out RMS [{unit}] |")
-    print("|---" * (len(keys) + 2) + "|")
+    print("| joint | law | " + " | ".join(keys) + f" | held-out RMS [{unit}] |")
+    print("|---" * (len(keys) + 3) + "|")
     for name, jf in fs.joints.items():
         det = res.fit.determined.get(name, {})
         cells = [format_value(jf, k, det.get(k, True)) for k in keys]
-        print(f"| {name} | " + " | ".join(cells) + f" | {res.holdout_rms[name]:.3g} |")
+        print(f"| {name} | {jf.law} | " + " | ".join(cells)
+              + f" | {res.holdout_rms[name]:.3g} |")
     for name, path in res.files.items():
         print(f"{name}: {path}")
     return 0

@@ -138,7 +138,7 @@ def test_bag_end_to_end(data, tmp_path):
     for j, name in enumerate(("joint1", "joint2")):
         assert rms[name][0] == pytest.approx(expected[j], rel=0.15), (name, rms[name], expected)
     # the summary on stdout, with the held-out RMS
-    assert "| joint | Cp | Cn | bp | bn | held-out RMS [N·m] |" in r.stdout
+    assert "| joint | law | Cp | Cn | bp | bn | held-out RMS [N·m] |" in r.stdout
 
 
 def test_csv_gear_model_prints_no_undetermined_efficiency(data, tmp_path):
