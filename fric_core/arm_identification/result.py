@@ -291,6 +291,20 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
                     warnings.append(f"joint {name}: {k} = {val:.4g} ± {sd[k]:.2g} is above 1 "
                                     "by more than 3 std: the gear model does not fit this "
                                     "joint (not determined)")
+        if adm is None and prob.gear and dynamics == "identify":
+            # no bounded solve here (the gear law with the rigid body identified is solved by
+            # Gauss–Newton): the file's ranges are kept by holding a value at its bound
+            for k in ("bp", "bn"):
+                if vals[k] < 0.0:
+                    reasons[name][k] = (f"fitted below 0 ({vals[k]:.4g} ± {sd[k]:.2g}): held "
+                                        f"at 0, the others not refitted; {_CAUSES}")
+                    warnings.append(f"joint {name}: {k} {reasons[name][k]}")
+                    vals[k], dt[k] = 0.0, False
+            if vals["Cp"] + vals["Cn"] < 0.0:
+                reasons[name]["Cn"] = (f"Cp + Cn fitted below 0 ({vals['Cp'] + vals['Cn']:.4g})"
+                                       f": held at Cn = -Cp, the others not refitted; {_CAUSES}")
+                warnings.append(f"joint {name}: Cn {reasons[name]['Cn']}")
+                vals["Cn"], dt["Cn"] = -vals["Cp"], False
         if loose:
             warnings.append(f"joint {name}: {len(loose)} value(s) not determined by these data "
                             f"(std above {REL_STD_WARN:g} of their size): " + ", ".join(loose))

@@ -101,3 +101,20 @@ def test_offset_none_keeps_it_in_the_levels_and_says_so(dyn, tmp_path):
     assert jf.offset == 0.0 and jf.Cp < 0
     assert any("a friction level below 0 at v = ±0 on joint1" in w and "offset" in w
                for w in res.warnings)
+
+
+def test_gear_law_with_identified_rigid_body_writes_an_admissible_file(dyn, tmp_path):
+    """The gear law with the rigid body identified is solved by Gauss–Newton, not the bounded
+    solve: a viscous term below 0 is still held at 0 with its reason, and the file reads back."""
+    from fric_core.joint_friction import write_joint_friction
+
+    rec, tau = _recording(dyn, 8, extra=lambda v: np.column_stack([-0.4 * v[:, 0],
+                                                                     0 * v[:, 1]]),
+                          duration=20.0)
+    fit = fit_arm_friction(rec.q, rec.v, rec.a, tau, dyn, dynamics="identify", law="gear",
+                           dv=0.02)
+    assert fit.joints["joint1"]["bp"] == 0.0 and fit.determined["joint1"]["bp"] is False
+    assert "held at 0" in fit.reasons["joint1"]["bp"]
+    back = read_joint_friction(write_joint_friction(tmp_path / "g.yaml",
+                                                    fit.to_joint_friction_set()))
+    assert back.joints["joint1"].bp == 0.0 and back.joints["joint1"].determined["bp"] is False
