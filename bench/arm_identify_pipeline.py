@@ -18,8 +18,8 @@ the bench prints:
   ``--long 600`` takes a tenth), and the peak during each step (RSS sampled every 5 ms).
 
 Run: ``.venv/bin/python bench/arm_identify_pipeline.py [--duration 60] [--long 3600]
-[--model asymmetric] [--predict-chunk 8192] [--keep DIR]``; ``OPENBLAS_NUM_THREADS=1`` on a
-loaded machine (the BLAS threads then do not fight the other processes). Nothing here asserts;
+[--model asymmetric] [--predict-chunk 8192] [--keep DIR] [--quick]``; ``OPENBLAS_NUM_THREADS=1``
+on a loaded machine (the BLAS threads then do not fight the other processes). Nothing here asserts;
 the targets (≤ 2 s for 60 s, ≤ 1 GiB for an hour) are printed beside the figures.
 """
 
@@ -202,7 +202,11 @@ def main(argv=None) -> int:
                          "bench only: what predict would cost chunked; 0: as it is)")
     ap.add_argument("--keep", type=Path, default=None,
                     help="write the bags here and keep them (reused when present)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: a 10 s recording, no long one")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.duration, args.long = 10.0, 0.0
     work = Path(tempfile.mkdtemp(prefix="fric_bench_")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     try:
