@@ -77,6 +77,7 @@ from ..transmission.urdf_dynamics import UrdfDynamics
 from .normal_equations import MODE_PASSES  # noqa: F401  (documented constant, importable here)
 from ..joint_friction import curve_knots
 from .admissible import bounded_solution, covariance
+from .samples import check_samples as _check
 from .normal_equations import _accumulate, _gauss_newton, _Problem, _solve, block_scores
 from .regressor import BaseParameters
 from .result import MIN_SPEED_SPAN  # noqa: F401  (documented constant, importable here)
@@ -96,26 +97,6 @@ CURVE_KNOTS = 10
 
 
 # -- input checks ----------------------------------------------------------------------------------
-def _check(q, v, a, tau, n):
-    arrs = {}
-    for name, x in (("q", q), ("v", v), ("a", a), ("tau", tau)):
-        arr = np.asarray(x, dtype=float)
-        if arr.ndim == 1 and n == 1:
-            arr = arr[:, None]
-        arrs[name] = arr
-    N = arrs["q"].shape[0] if arrs["q"].ndim == 2 else -1
-    for name, arr in arrs.items():
-        if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] != N:
-            raise ValueError(f"{name}: expected shape (N, n) = ({N if N >= 0 else 'N'}, {n}) "
-                             f"(samples × the model's {n} joints), got {arr.shape}")
-    if N == 0:
-        raise ValueError("q: no samples")
-    for name, arr in arrs.items():
-        bad = ~np.all(np.isfinite(arr), axis=1)
-        if bad.any():
-            raise ValueError(f"{name}: contains NaN or inf ({int(bad.sum())} rows, first at row "
-                             f"{int(np.argmax(bad))})")
-    return arrs["q"], arrs["v"], arrs["a"], arrs["tau"]
 
 
 def _model(model) -> UrdfDynamics:

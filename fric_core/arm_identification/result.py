@@ -19,6 +19,7 @@ import numpy as np
 from ..joint_friction import FrictionCurve, JointFriction, JointFrictionSet
 from .regressor import FRICTION_PARAMS, BaseParameters
 from .rigid_body import RIGID_BODY_KEY, rigid_body_from_fit
+from .samples import check_samples
 
 __all__ = ["ArmFrictionFit", "REL_STD_WARN", "MIN_SPEED_SPAN", "predict_together"]
 
@@ -88,9 +89,7 @@ class ArmFrictionFit:
         """
         prob = self._problem
         n = prob.n
-        from .fit import _check  # the entry point's checks (fit imports this module)
-
-        q, v, a, _ = _check(q, v, a, np.zeros(np.shape(q)), n)
+        q, v, a, _ = check_samples(q, v, a, np.zeros(np.shape(q)), n)
         return predict_together({"fit": self}, q, v, a)["fit"]
 
     def to_joint_friction_set(self) -> JointFrictionSet:
