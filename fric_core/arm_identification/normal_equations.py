@@ -24,7 +24,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..transmission.urdf_dynamics import UrdfDynamics
-from .regressor import (base_parameters, curve_columns, curve_slopes, friction_columns,
+from .regressor import (base_parameters, curve_columns_own, curve_slopes, friction_columns,
                         rigid_body_regressor, separable_armature)
 
 #: Most re-evaluations of the rows' gear modes in a Gauss–Newton run of the gear fit.
@@ -127,14 +127,14 @@ class _Problem:
         of another problem's features on the same samples (the same arm and base set)."""
         n = self.n
         f = {"v": v, "a": a, "y": tau - self.known_arm * a}
+        # each joint's own friction columns (the others are zero on its rows), (Nc, n, nf)
         if self.law == "curve":
-            F, keep = curve_columns(v, self.dv, self.knots)
+            f["Fo"], f["keep"] = curve_columns_own(v, self.dv, self.knots)
         else:
             F, keep = friction_columns(v, self.dv)
-        # each joint's own friction columns (the others are zero on its rows), (Nc, n, nf)
-        F = F.reshape(-1, n, n, self.nf)
-        f["Fo"] = np.ascontiguousarray(np.diagonal(F, axis1=1, axis2=2).transpose(0, 2, 1))
-        f["keep"] = keep.reshape(-1, n)
+            F = F.reshape(-1, n, n, self.nf)
+            f["Fo"] = np.ascontiguousarray(np.diagonal(F, axis1=1, axis2=2).transpose(0, 2, 1))
+            f["keep"] = keep.reshape(-1, n)
         if self.dynamics == "identify":
             if shared is not None and "Yb" in shared:
                 f["Yb"] = shared["Yb"]

@@ -27,7 +27,8 @@ import pinocchio as pin
 import scipy.linalg
 
 __all__ = ["BaseParameters", "base_parameters", "rigid_body_regressor", "friction_columns",
-           "separable_armature", "FRICTION_PARAMS", "curve_columns", "curve_slopes"]
+           "separable_armature", "FRICTION_PARAMS", "curve_columns", "curve_columns_own",
+           "curve_slopes"]
 
 #: Friction parameters per joint, in the order of :func:`friction_columns`' columns.
 FRICTION_PARAMS = ("Cp", "bp", "Cn", "bn")
@@ -268,19 +269,29 @@ def curve_columns(v, dv: float, knots):
     keep : (N·n,) bool ndarray
         False inside the band.
     """
+    own, keep = curve_columns_own(v, dv, knots)
+    N, n, nf = own.shape
+    cols = np.zeros((N, n, nf * n))
+    for j in range(n):
+        cols[:, j, nf * j:nf * (j + 1)] = own[:, j]
+    return cols.reshape(N * n, nf * n), keep.reshape(N * n)
+
+
+def curve_columns_own(v, dv: float, knots):
+    """Each joint's own :func:`curve_columns` (the others are zero on its rows): (N, n, 2K)
+    columns and the (N, n) rows kept."""
     v = np.atleast_2d(np.asarray(v, dtype=float))
     N, n = v.shape
     K = len(knots[0][0])
-    cols = np.zeros((N, n, 2 * K * n))
+    cols = np.zeros((N, n, 2 * K))
     pos, neg = v > dv, v < -dv
     for j in range(n):
-        c = 2 * K * j
         for side, mask, sign, kn in ((0, pos[:, j], 1.0, knots[j][0]),
                                      (1, neg[:, j], -1.0, knots[j][1])):
             idx = np.flatnonzero(mask)
             val, _ = _hats(np.abs(v[idx, j]), np.asarray(kn, dtype=float))
-            cols[idx, j, c + side * K:c + (side + 1) * K] = sign * val
-    return cols.reshape(N * n, 2 * K * n), (pos | neg).reshape(N * n)
+            cols[idx, j, side * K:(side + 1) * K] = sign * val
+    return cols, pos | neg
 
 
 def curve_slopes(v, dv: float, knots) -> np.ndarray:

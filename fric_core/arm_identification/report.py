@@ -518,9 +518,49 @@ def write_arm_report(report: ArmReport, out_dir, title: str = "") -> List[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / name for name in ARM_REPORT_FILES]
-    friction_velocity_figure(report).savefig(paths[0])
+    # the two figures are drawn side by side where the platform forks (each takes ~0.25 s of
+    # matplotlib on a 7-joint arm: half of fric identify's report step); any failure of the
+    # child is redone here, so the files are the same either way
+    child = _draw_in_child(friction_velocity_figure, report, paths[0])
     holdout_figure(report).savefig(paths[1])
+    if child is None or not _child_done(child):
+        friction_velocity_figure(report).savefig(paths[0])
     paths[2].write_text(summary_markdown(report, title or "Joint friction identification"),
                         encoding="utf-8")
     return paths
+
+
+def _draw_in_child(figure, report: ArmReport, path: Path):
+    """A forked process drawing ``figure(report)`` into ``path``; None where fork is not
+    available or not safe: only a single-threaded process forks (a lock another thread holds at
+    the fork — a DDS or BLAS worker's — would stay locked in the child)."""
+    import multiprocessing
+    import os
+
+    try:
+        single = len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        single = False
+    if not single or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    try:
+        proc = multiprocessing.get_context("fork").Process(
+            target=_draw, args=(figure, report, str(path)), daemon=True)
+        proc.start()
+    except OSError:
+        return None
+    return proc
+
+
+def _draw(figure, report: ArmReport, path: str) -> None:
+    figure(report).savefig(path)
+
+
+def _child_done(proc, timeout: float = 30.0) -> bool:
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return False
+    return proc.exitcode == 0
 

@@ -725,9 +725,14 @@ def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimat
     import time
 
     search = "urdf" if model == "gear" else dynamics
+    base = None
+    if search == "identify":  # one base set for every fit of the search (5 ms each otherwise)
+        from fric_core.arm_identification.regressor import base_parameters
+        base = base_parameters(dyn, armature=True)
 
     def residual(qs, vs, as_, es):
-        f = fit_fn(qs, vs, as_, es, dyn, dynamics=search, method="ols", dv=dv, law=model)
+        f = fit_fn(qs, vs, as_, es, dyn, dynamics=search, method="ols", dv=dv, law=model,
+                   base=base)
         # the sum of squares of the rows outside the Δv band, from the fit's own normal equations
         return (sum(f.residual_std[n] ** 2 * f.n_used[n] for n in f.residual_std),
                 sum(f.n_used.values()))
