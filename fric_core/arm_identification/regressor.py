@@ -278,8 +278,24 @@ def curve_columns(v, dv: float, knots):
 
 
 def curve_columns_own(v, dv: float, knots):
-    """Each joint's own :func:`curve_columns` (the others are zero on its rows): (N, n, 2K)
-    columns and the (N, n) rows kept."""
+    """Each joint's own :func:`curve_columns` (the others are zero on its rows).
+
+    Parameters
+    ----------
+    v : (N, n) array_like
+        Joint velocities.
+    dv : float
+        Half width Δv of the band left out.
+    knots : sequence of (v_pos, v_neg)
+        Per joint, the knot speeds of each side.
+
+    Returns
+    -------
+    columns : (N, n, 2K) ndarray
+        Joint j's ``f⁺_0 … f⁺_{K−1}, f⁻_0 … f⁻_{K−1}`` columns on its own rows.
+    keep : (N, n) bool ndarray
+        False inside the band.
+    """
     v = np.atleast_2d(np.asarray(v, dtype=float))
     N, n = v.shape
     K = len(knots[0][0])
