@@ -282,12 +282,8 @@ def curve_columns_own(v, dv: float, knots):
 
     Parameters
     ----------
-    v : (N, n) array_like
-        Joint velocities.
-    dv : float
-        Half width Δv of the band left out.
-    knots : sequence of (v_pos, v_neg)
-        Per joint, the knot speeds of each side.
+    v, dv, knots
+        As for :func:`curve_columns`.
 
     Returns
     -------

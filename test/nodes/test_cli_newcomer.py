@@ -11,25 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import one_error_line as _one_line, run_fric as _fric  # test/ (conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _fric(*args, timeout=60.0):
-    return subprocess.run([sys.executable, "-m", "fric_nodes.tools.cli", *map(str, args)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-
-
-def _one_line(r) -> str:
-    """The single error line of a failed command (asserts there is no traceback)."""
-    out = r.stdout + r.stderr
-    assert "Traceback" not in out, out
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, r.stderr
-    return lines[0]
 
 
 def _setup_py_executables() -> list[str]:

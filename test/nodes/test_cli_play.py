@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_support import one_error_line as _one_line  # test/ (conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 JOINTS = tuple(f"joint_a{i}" for i in range(1, 8))
 DURATION, CSV_RATE = 40.0, 100.0
@@ -118,14 +120,6 @@ def test_play_samples_a_csv_at_the_rate_given(tmp_path):
                                atol=1e-9)
     t = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in m.points]
     np.testing.assert_allclose(t, 2.5 + rows / CSV_RATE, atol=1e-9)
-
-
-def _one_line(r) -> str:
-    out = r.stdout + r.stderr
-    assert "Traceback" not in out, out
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, r.stderr
-    return lines[0]
 
 
 def test_play_without_a_subscriber_is_one_line(tmp_path):

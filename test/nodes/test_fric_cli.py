@@ -21,22 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import one_error_line as _one_line, run_fric as _fric  # test/ (conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
-
-
-def _fric(*args, timeout=60.0):
-    return subprocess.run([PY, "-m", "fric_nodes.tools.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def _one_line(r) -> str:
-    """The single error line of a failed command (asserts there is no traceback)."""
-    out = r.stdout + r.stderr
-    assert "Traceback" not in out, out
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, r.stderr
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
