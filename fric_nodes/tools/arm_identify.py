@@ -629,20 +629,14 @@ def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
 def _rest_rows(prep, dv: float, j: int) -> np.ndarray:
     """Rows where joint j rests (|v| ≤ Δv/2 for at least :data:`REST_SECONDS`)."""
     still = np.abs(prep.v[:, j]) <= 0.5 * dv
-    out = np.zeros_like(still)
     step = prep.step if prep.step > 0 else 1e-3
     need = max(3, int(REST_SECONDS / step))
-    i, N = 0, still.size
-    while i < N:
-        if still[i]:
-            e = i
-            while e < N and still[e]:
-                e += 1
-            if e - i >= need:
-                out[i:e] = True
-            i = e
-        else:
-            i += 1
+    edges = np.diff(np.concatenate([[0], still.view(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    out = np.zeros(still.size, dtype=bool)
+    for s0, e0 in zip(starts, ends):
+        if e0 - s0 >= need:
+            out[s0:e0] = True
     return out
 
 
