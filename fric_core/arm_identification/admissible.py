@@ -110,7 +110,7 @@ def constraint_map(prob) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[int, 
 
 
 def bounded_solution(Hc: np.ndarray, g: np.ndarray, theta0: np.ndarray, x_free: np.ndarray,
-                     prob) -> Admissible:
+                     prob, free=None) -> Admissible:
     """Minimise ``½ xᵀHc x − gᵀx`` (the cost about θ₀, whose unconstrained minimum is
     ``x_free``) over ``θ₀ + x`` admissible (module docstring).
 
@@ -126,6 +126,9 @@ def bounded_solution(Hc: np.ndarray, g: np.ndarray, theta0: np.ndarray, x_free: 
         The unconstrained step.
     prob : _Problem
         The parameter layout.
+    free : array_like of int, optional
+        The estimated parameters (default all); the others (rigid-body parameters held, outside
+        the blocks of ``T``) keep ``θ₀``.
 
     Returns
     -------
@@ -139,17 +142,20 @@ def bounded_solution(Hc: np.ndarray, g: np.ndarray, theta0: np.ndarray, x_free: 
     tol = 1e-12
     if np.all(z_free >= lb - tol) and np.all(z_free <= ub + tol):
         return Admissible(x_free.copy(), x_free.copy(), [], T, lb, ub, labels)
-    Hz = T.T @ Hc @ T
-    gz = T.T @ g
+    F = np.arange(T.shape[0]) if free is None else np.asarray(free, dtype=int)
+    TF = T[np.ix_(F, F)]  # (held parameters are rigid-body ones: identity rows and columns)
+    Hz = TF.T @ Hc[np.ix_(F, F)] @ TF
+    gz = TF.T @ g[F]
     s = np.sqrt(np.maximum(np.diag(Hz), 1e-300))
     Hs = Hz / np.outer(s, s)
     R = scipy.linalg.cholesky(Hs, lower=False)
     # ½ yᵀHs y − (gz/s)ᵀy = ½‖R y − R⁻ᵀ gz/s‖² + const, y = (z − z0)·s
     rhs = scipy.linalg.solve_triangular(R, gz / s, trans="T", lower=False)
-    lo = (lb - z0) * s
-    hi = (ub - z0) * s
+    lo = (lb[F] - z0[F]) * s
+    hi = (ub[F] - z0[F]) * s
     res = scipy.optimize.lsq_linear(R, rhs, bounds=(lo, hi), method="bvls", tol=1e-12)
-    z = z0 + res.x / s
+    z = z0.copy()
+    z[F] = z0[F] + res.x / s
     z = np.clip(z, lb, ub)
     scale = np.maximum(np.abs(z_free - z0), 1e-12)
     active = [int(i) for i in range(z.size)

@@ -361,6 +361,20 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         else:
             A, bv, c, m, blist, S = _normal
             normal = None
+        if dynamics == "identify":  # base parameters no motion determines: the URDF's values
+            held = _unidentifiable_base(prob, A, free)
+            if held:
+                theta0 = np.zeros(p)
+                for i_, val_ in held:
+                    theta0[i_] = val_
+                    warnings.append(
+                        f"rigid body: {prob.base.names[i_]} (a base parameter) is not "
+                        "determined by any motion of these joints (e.g. the mass a prismatic "
+                        "joint lifts: its weight is a constant force, as an asymmetry of the "
+                        f"friction levels is): held at the URDF's value {val_:.4g}")
+                free = np.array([i_ for i_ in free if i_ not in {h[0] for h in held}])
+                A, bv, c, blist, S = _shifted(A, bv, c, blist, S, theta0, p)
+                theta = theta0
         for _ in range(2):  # unweighted, then weighted by each joint's residual variance
             x, cond, Hinv, H, Hc = step(A, bv, S, w2, theta)
             if x is None:
@@ -383,7 +397,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         gw = np.einsum("j,ja->a", w2, bv)
         if S is not None:
             gw = gw - np.einsum("j,ja->a", w2, S[:, :p, p])
-        adm = bounded_solution(Hc, gw, theta, x, prob) if admissible else None
+        adm = bounded_solution(Hc, gw, theta, x, prob, free) if admissible else None
         if adm is not None:
             x = adm.x
         # the linear problem: move A's residual statistics to the solution
@@ -455,6 +469,54 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         out.line = _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv,
                                     armature, nz, admissible, blocks)
     return out
+
+
+def _unidentifiable_base(prob, A, free, tol: float = 1e-10):
+    """``[(index, URDF value)]``: a base parameter to hold per direction of the parameters that
+    the data leave exactly undetermined (the equilibrated normal matrix's eigenvalues below
+    ``tol`` of its largest), the rigid-body parameter weighing most in that direction."""
+    F = np.asarray(free, dtype=int)
+    H = A.sum(axis=0)[np.ix_(F, F)]
+    d = np.diag(H)
+    if np.any(~(d > 0)):
+        return []
+    sd = np.sqrt(d)
+    w, U = np.linalg.eigh(H / np.outer(sd, sd))
+    null = np.flatnonzero(w <= tol * w[-1])
+    if null.size == 0:
+        return []
+    dyn = prob.dyn
+    pi = np.concatenate([dyn.model.inertias[i].toDynamicParameters()
+                         for i in range(1, dyn.model.njoints)])
+    beta = prob.base.beta(pi, np.zeros(dyn.n)) if prob.base.armature else prob.base.beta(pi)
+    is_beta = (F >= prob.sl_beta.start) & (F < prob.sl_beta.stop)
+    held = []
+    for k in null:
+        u = np.where(is_beta, np.abs(U[:, k]), 0.0)
+        for i_, _ in held:  # one parameter per direction
+            u[np.flatnonzero(F == i_)] = 0.0
+        if not u.max() > 0.1:  # the direction is not the rigid body's: nothing to hold
+            return []
+        i_ = int(F[int(np.argmax(u))])
+        held.append((i_, float(beta[i_ - prob.sl_beta.start])))
+    return held
+
+
+def _shifted(A, bv, c, blist, S, theta0, p):
+    """The accumulated normal equations (about θ = 0) moved to θ₀: ``b − A θ₀``, the residual
+    sums, the blocks' scores and EIV's response moments."""
+    bv2 = bv - np.einsum("jab,b->ja", A, theta0)
+    c2 = c - 2 * np.einsum("ja,a->j", bv, theta0) + np.einsum("a,jab,b->j", theta0, A, theta0)
+    bl2 = [[Ab, bb - np.einsum("jab,b->ja", Ab, theta0), cnt] for Ab, bb, cnt in blist]
+    S2 = S
+    if S is not None:
+        S2 = S.copy()
+        col = S[:, :p, p] - np.einsum("jab,b->ja", S[:, :p, :p], theta0)
+        S2[:, :p, p] = col
+        S2[:, p, :p] = col
+        S2[:, p, p] = (S[:, p, p] - 2 * np.einsum("ja,a->j", S[:, :p, p], theta0)
+                       + np.einsum("a,jab,b->j", theta0, S[:, :p, :p], theta0))
+    return A, bv2, c2, bl2, S2
 
 
 def _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv, armature, nz,

@@ -19,7 +19,7 @@ from fric_core.arm_identification.joint_friction import read_joint_friction
 from fric_core.arm_identification.realistic import (LIFT_FRICTION, realistic_recording,
                                                     write_realistic)
 from fric_core.transmission.urdf_dynamics import UrdfDynamics
-from fric_nodes.tools.arm_identify import (ArmIdentifyError, _constant_gravity_joints,
+from fric_nodes.tools.arm_identify import (_constant_gravity_joints,
                                            identify_arm)
 from fric_nodes.tools.cli import main
 
@@ -40,14 +40,18 @@ def test_only_a_lift_along_gravity_has_a_constant_gravity_load():
     assert _constant_gravity_joints(UrdfDynamics("arm7")) == []
 
 
-def test_identified_rigid_body_error_names_the_lift(lift_csv, tmp_path):
-    with pytest.raises(ArmIdentifyError) as e:
-        identify_arm(lift_csv, "arm7_lift", tmp_path / "o", model="asymmetric", method="ols",
-                     effort_lag=0.0)
-    msg = str(e.value)
-    assert "rank deficient" in msg and "torso_lift" in msg and "M·g" in msg
-    assert "--dynamics urdf" in msg and "excite" not in msg and "\n" not in msg
-    assert not (tmp_path / "o").exists()
+def test_identified_rigid_body_holds_the_lifted_mass_at_the_urdf(lift_csv, tmp_path):
+    """With the rigid body identified, the mass the lift carries is not determined by any
+    motion (its weight is a constant force, as an asymmetry of the lift's friction levels is;
+    it multiplies the lift's acceleration as its rotor inertia does): that base parameter is held
+    at the URDF's value, with a warning naming it, and the lift's friction is identified."""
+    res = identify_arm(lift_csv, "arm7_lift", tmp_path / "o", model="asymmetric", method="ols",
+                       effort_lag=0.0, offset="none")
+    held = [w for w in res.warnings if w.startswith("rigid body:")]
+    assert len(held) == 1 and "held at the URDF's value" in held[0], res.warnings
+    lift = read_joint_friction(res.files["joint_friction.yaml"]).joints["torso_lift"]
+    for k, true in (("Cp", LIFT_FRICTION.forward_level), ("Cn", -LIFT_FRICTION.backward_level)):
+        assert getattr(lift, k) == pytest.approx(true, rel=0.05), (k, getattr(lift, k))
 
 
 def test_urdf_rigid_body_identifies_the_lift_in_newtons(lift_csv, tmp_path, capsys):
