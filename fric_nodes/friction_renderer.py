@@ -52,18 +52,14 @@ from fric_nodes._node_util import (FricNode, Housekeeping, declare_params, run_n
                                    unused_overrides, wall_clock_ns)
 from fric_nodes.renderer_diagnostics import LazyRejectLog, Stats, renderer_status
 from fric_nodes.renderer_markers import RendererMarkers
+from fric_nodes.stamp_gate import StampGate
 
 __all__ = ["FrictionRenderer", "shutdown", "main"]
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 
-# rejection texts (str.format templates, formatted only when read: LazyRejectLog)
-_STAMP_STALE = ("{}: header stamp {} ns is within watchdog_timeout of the last input before the "
-                "watchdog trip ({} ns): a leftover of the stream that stopped, not a resumed one")
-_STAMP_JUMP = ("{}: header stamp {} ns jumps {:.6g} s from the last accepted {} ns while {:.3g} s "
-               "passed (more than watchdog_timeout apart: a wrong stamp, not a gap)")
-_STAMP_NOT_AFTER = ("{}: header stamp {} ns is not after the last accepted {} ns (out of order, "
-                    "duplicate or clock going backwards)")
+# rejection texts (str.format templates, formatted only when read: LazyRejectLog; the stamp
+# rejections' are fric_nodes.stamp_gate's)
 _IMPLAUSIBLE = ("{}: {} {:.6g} of joint {!r} is beyond {} {:g} (an implausible sample; it never "
                 "reaches the element)")
 
@@ -91,7 +87,6 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._impedance = self._mode == "impedance"
         self._dt = float(values["dt"])
         self._dt_ns = self._dt * 1e9
-        self._gap_ns = 1.5 * self._dt_ns
         self._bank, notes = build_bank(self._element, self._dt, joints, values,
                                        design_check=values["design_check"])
         self._said_notes = None
@@ -109,9 +104,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._writer = Float64MultiArrayEncoder(n)  # the command's CDR, doubles patched in
         self._new_bank = None  # accepted retune, swapped in before the next input
         self._staged = None  # validated parameter set between the on-set and post-set callbacks
-        self._last_t = -1  # last accepted stamp [ns]
-        self._run_accepted = 0  # accepted since the start or the last trip (stamp re-anchoring)
-        self._trip_t = -1  # last accepted stamp before the watchdog trip (stale-input check)
+        self._stamps = StampGate(self._dt_ns)  # header-stamp rules of the input stream
         self._last_valid_mono = None  # monotonic ns of the last valid input; None: waiting
         self._tripped = False
         self._rendering = False  # admittance: setpoint initialised from the measured position
@@ -233,36 +226,19 @@ class FrictionRenderer(ManagedNode, FricNode):
         return names_ is not None and self._names_ok is not None and names_ != self._names_ok
 
     def _admit(self, msg, read, topic: str) -> bool:
-        """Stamp checks and message reading; False (after the safe output) if rejected."""
+        """Stamp checks (:class:`~fric_nodes.stamp_gate.StampGate`) and message reading; False
+        (after the safe output) if rejected."""
         self._rejecting = msg
         rx = self._now_ns()
-        st = msg.header.stamp
-        t = st.sec * 1_000_000_000 + st.nanosec
-        stamped = t != 0
+        gate = self._stamps
+        rejected = gate.check(msg.header.stamp, rx, time.monotonic_ns(), self._timeout_ns)
         st = self._stats
-        if not stamped:
-            t = rx
+        if not gate.stamped:
             st.zero_stamps += 1
-        last = self._last_t
-        mono = time.monotonic_ns()
-        anchor = False
-        if last < 0 and self._trip_t >= 0:  # first input after a trip
-            if self._trip_t < t <= self._trip_t + self._timeout_ns:
-                self._reject("stamp_stale", _STAMP_STALE, topic, t, self._trip_t)
-                return False
-        elif last >= 0:
-            # how far the stamp advanced beyond the time that really passed (receive clock)
-            excess = (t - last) - (mono - self._last_valid_mono)
-            if excess > self._timeout_ns or (t <= last and -excess > self._timeout_ns):
-                if self._run_accepted != 1:
-                    self._reject("stamp_jump" if t > last else "stamp_not_increasing",
-                                 _STAMP_JUMP, topic, t, (t - last) * 1e-9, last,
-                                 (mono - self._last_valid_mono) * 1e-9)
-                    return False
-                anchor = True  # the first input of this run was the odd one: re-anchor
-            elif t <= last:
-                self._reject("stamp_not_increasing", _STAMP_NOT_AFTER, topic, t, last)
-                return False
+        if rejected is not None:
+            reason, text, args = rejected
+            self._reject(reason, text, topic, *args)
+            return False
         try:
             read(msg)
         except InputError as e:
@@ -278,24 +254,20 @@ class FrictionRenderer(ManagedNode, FricNode):
             return False
         if self._plaus_pos is not None and not self._position_plausible(topic):
             return False
-        if anchor:
+        lost = gate.accept()
+        if gate.anchored:
             st.reanchors += 1
-            self._run_accepted = 0
             self.get_logger().warning(
-                f"{topic}: stamps re-anchored at {t} ns (the first input after the start or a "
-                f"watchdog trip was stamped {(last - t) * 1e-9:+.6g} s away from the stream)",
-                throttle_duration_sec=1.0)
-        elif last >= 0 and t - last > self._gap_ns:
-            lost = int(round((t - last) / self._dt_ns)) - 1
+                f"{topic}: stamps re-anchored at {gate.t} ns (the first input after the start or "
+                f"a watchdog trip was stamped {gate.anchor_shift_ns * 1e-9:+.6g} s away from the "
+                "stream)", throttle_duration_sec=1.0)
+        elif lost:
             st.lost += lost
             st.lost_period += lost
-        self._last_t = t
         self._names_ok = getattr(msg, "name", None)
-        self._trip_t = -1
-        self._run_accepted += 1
-        if stamped:
-            st.latency.add(rx - t)
-        self._last_valid_mono = mono
+        if gate.stamped:
+            st.latency.add(rx - gate.t)
+        self._last_valid_mono = gate.last_mono
         st.accepted += 1
         st.accepted_period += 1
         if self._new_bank is not None:
@@ -429,10 +401,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         if self._new_bank is not None:
             self._bank, self._new_bank = self._new_bank, None
         self._bank.reset()
-        if self._last_t >= 0:
-            self._trip_t = self._last_t
-        self._last_t = -1
-        self._run_accepted = 0
+        self._stamps.trip()
         if self._impedance:
             self._cmd[:] = 0.0
         self._rendering = False  # admittance: restart from the measured position
@@ -507,8 +476,7 @@ class FrictionRenderer(ManagedNode, FricNode):
         self._bank.reset()
         self._new_bank = None
         self._cmd[:] = 0.0
-        self._last_t = self._trip_t = -1
-        self._run_accepted = 0
+        self._stamps.reset()
         self._last_valid_mono = None
         self._tripped = self._rendering = False
 
