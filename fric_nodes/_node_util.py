@@ -260,15 +260,19 @@ class RejectLog:
         The node's logger.
     what
         What is rejected, for the log line and the diagnostics keys ("input", "command").
+    key_prefix
+        Put into each reason's keys (``rejected <key_prefix> <reason>``): a node with two
+        logs (inputs and commands) keeps their keys apart. None: ``rejected <reason>``.
     """
 
-    def __init__(self, logger, what: str = "input"):
+    def __init__(self, logger, what: str = "input", key_prefix: str | None = None):
         self.counts: dict[str, int] = {}
         self.last: dict[str, str] = {}
         self.latest = ""
         self.period = 0
         self._log = logger
         self._what = what
+        self._key = "rejected " + (f"{key_prefix} " if key_prefix else "")
 
     def add(self, reason: str, text: str) -> None:
         """Count one rejection for ``reason``; ``text`` says what was wrong (names the field)."""
@@ -286,9 +290,10 @@ class RejectLog:
     def key_values(self) -> list[tuple[str, str]]:
         """Diagnostics key/values: the total, then count and last text per reason."""
         kv = [(f"rejected {self._what}s", str(self.total))]
+        key = self._key
         for reason in sorted(self.counts):
-            kv += [(f"rejected {reason}", str(self.counts[reason])),
-                   (f"rejected {reason} last", self.last[reason])]
+            kv += [(key + reason, str(self.counts[reason])),
+                   (f"{key}{reason} last", self.last[reason])]
         return kv
 
     def period_problem(self) -> str | None:

@@ -29,14 +29,15 @@ class LazyRejectLog(RejectLog):
 
     Parameters
     ----------
-    logger, what
+    logger, what, key_prefix
         As for :class:`RejectLog`.
     throttle_s
         At most one warning per this many seconds.
     """
 
-    def __init__(self, logger, what: str = "input", throttle_s: float = 1.0):
-        super().__init__(logger, what)
+    def __init__(self, logger, what: str = "input", throttle_s: float = 1.0,
+                 key_prefix: str | None = None):
+        super().__init__(logger, what, key_prefix)
         self._pending: dict[str, tuple] = {}  # reason -> (template, args), not yet formatted
         self._latest_entry: tuple | None = None
         self._throttle_ns = int(throttle_s * 1e9)
