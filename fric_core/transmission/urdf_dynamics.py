@@ -18,6 +18,11 @@ line naming the file, the line, the joint or link and what is missing. urdfdom (
 parser) writes its own complaints to the C stderr; they are caught, never shown: what the check
 above does not see and urdfdom rejects becomes a :class:`UrdfError` with urdfdom's first reason.
 
+Sizes: a URDF larger than :data:`MAX_URDF_BYTES`, with more than :data:`MAX_URDF_LINKS` links or
+more than :data:`MAX_MOVABLE_JOINTS` movable joints is refused with one line naming the limit and
+the count, before the file is read (bytes) or Pinocchio builds anything (the counts, taken while
+the XML is read). Each constant's comment gives the measurement behind it.
+
 Bundled URDFs (``urdf/`` in the source tree, ``share/fric/urdf`` when installed):
 ``planar_2link`` (paper 004, Sec. 6.2) and ``arm7`` (a 7-DOF arm); see :func:`bundled_urdf`.
 """
@@ -38,7 +43,8 @@ from xml.parsers import expat
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf", "check_urdf"]
+__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf", "check_urdf", "MAX_URDF_BYTES",
+           "MAX_URDF_LINKS", "MAX_MOVABLE_JOINTS"]
 
 _LWA = pin.LOCAL_WORLD_ALIGNED
 
@@ -84,24 +90,83 @@ def bundled_urdf(name: str) -> Path:
 # -- checking the URDF before Pinocchio (urdfdom) reads it ------------------------------------
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+_MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
 _T = TypeVar("_T")
+
+#: Largest URDF text fric reads [bytes]. A URDF names its meshes (files) rather than embedding
+#: them: the largest robot descriptions in use (full humanoids with hands, mobile manipulators)
+#: are under 1 MB. Checking and building a 16 MiB URDF (1000 links, each with 170 box visuals)
+#: took 1.0 s and 345 MB (check) then 1.0 s and 275 MB (Pinocchio); 8 MiB keeps that under
+#: ~0.5 s and ~200 MB and leaves 8x the largest real description.
+MAX_URDF_BYTES = 8 * 2**20
+
+#: Most ``<link>`` elements of a URDF. urdfdom and Pinocchio read the link tree recursively, one
+#: C++ stack frame chain of ~2.1-2.8 KB per level: a chain of 4000 links overflows the default
+#: 8 MiB stack (SIGSEGV, no message; 3000 pass) and a thread with a 2 MiB stack fails at 1000.
+#: 1000 links bound the depth at a third of the 8 MiB stack and leave 2-5x the largest
+#: descriptions with many fixed links (sensors, frames, meshes: 200-500 links).
+MAX_URDF_LINKS = 1000
+
+#: Most movable (revolute, continuous, prismatic) joints of a URDF. Pinocchio's ``Data`` holds
+#: about eight nv × nv × nv tensors (second-order derivatives): peak RSS of building a chain of
+#: nv revolute joints with its data (``/usr/bin/time -v``, ~75 MB of Python and Pinocchio
+#: before) is 146 MB for 100, 593 MB for 200, 1.8 GB for 300 and 7.9 GB for 500, about
+#: 64·nv³ bytes; it cannot be made smaller from outside Pinocchio. Fixed joints become frames and
+#: cost nothing there. Real robots have 6-7 (an arm), 30-60 (a humanoid) and up to ~80 (a
+#: humanoid with two dexterous hands) movable joints: 100 covers them at ~65 MB per ``Data``.
+MAX_MOVABLE_JOINTS = 100
+
+
+def _size_problem(size: int, where: str, unit: str = "bytes") -> None:
+    """UrdfError when ``size`` exceeds :data:`MAX_URDF_BYTES`."""
+    if size > MAX_URDF_BYTES:
+        raise UrdfError(f"urdf: {where}: {size} {unit}, more than the {MAX_URDF_BYTES} bytes "
+                        f"({MAX_URDF_BYTES // 2**20} MiB) fric reads (a URDF names its mesh "
+                        "files rather than embedding them)")
 
 
 def _parse_with_lines(data: bytes | str, where: str) -> tuple[Element, dict[int, int]]:
-    """The XML tree and ``{id(element): line}``; UrdfError naming the line of a syntax error."""
+    """The XML tree and ``{id(element): line}``; UrdfError naming the line of a syntax error,
+    or the count beyond :data:`MAX_URDF_LINKS` / :data:`MAX_MOVABLE_JOINTS` (counted while the
+    XML is read; past a limit the tree is no longer built, only the count goes on)."""
     builder, lines = TreeBuilder(), {}
     parser = expat.ParserCreate()
+    depth = 0
+    links = movable = 0
+    building = True
 
     def start(tag: str, attrib: dict[str, str]) -> None:
-        lines[id(builder.start(tag, attrib))] = parser.CurrentLineNumber
+        nonlocal depth, links, movable, building
+        depth += 1
+        if depth == 2:  # the robot's own <link> and <joint> elements
+            if tag == "link":
+                links += 1
+            elif tag == "joint" and attrib.get("type") in _MOVABLE_TYPES:
+                movable += 1
+            building = building and links <= MAX_URDF_LINKS and movable <= MAX_MOVABLE_JOINTS
+        if building:
+            lines[id(builder.start(tag, attrib))] = parser.CurrentLineNumber
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= 1
+        if building:
+            builder.end(tag)
 
     parser.StartElementHandler = start
-    parser.EndElementHandler = builder.end
+    parser.EndElementHandler = end
     try:
         parser.Parse(data, True)
     except expat.ExpatError as e:
         raise UrdfError(f"urdf: {where}:{e.lineno}: not well-formed XML: "
                         f"{expat.ErrorString(e.code)} (column {e.offset + 1})") from None
+    if links > MAX_URDF_LINKS:
+        raise UrdfError(f"urdf: {where}: {links} links, more than the {MAX_URDF_LINKS} fric "
+                        "reads (the URDF reader recurses along each chain of links)")
+    if movable > MAX_MOVABLE_JOINTS:
+        raise UrdfError(f"urdf: {where}: {movable} movable joints, more than the "
+                        f"{MAX_MOVABLE_JOINTS} fric reads (Pinocchio's data grows as the cube "
+                        "of their number)")
     return builder.close(), lines
 
 
@@ -127,7 +192,9 @@ def check_urdf(data: bytes | str, where: str) -> None:
     joints are named and unique; that each joint has a known type, a ``<parent link>`` and a
     ``<child link>`` naming existing links; that revolute and prismatic joints have a ``<limit>``
     with ``effort`` and ``velocity``; that limits, origins, axes, masses and inertias hold
-    numbers; and that exactly one link has no parent.
+    numbers; and that exactly one link has no parent. Refuses, before any of that, a text larger
+    than :data:`MAX_URDF_BYTES` or with more than :data:`MAX_URDF_LINKS` links or
+    :data:`MAX_MOVABLE_JOINTS` movable joints.
 
     Parameters
     ----------
@@ -146,6 +213,7 @@ def check_urdf(data: bytes | str, where: str) -> None:
     UrdfError
         One line: ``urdf: <where>:<line>: <element> <what is wrong>``.
     """
+    _size_problem(len(data), where, "bytes" if isinstance(data, bytes) else "characters")
     root, lines = _parse_with_lines(data, where)
 
     def fail(el: Element, what: str) -> None:
@@ -314,6 +382,7 @@ class UrdfDynamics:
                 raise UrdfError(f"urdf: no such file: {str(urdf)!r}{where}")
             self.source = str(path)
             try:
+                _size_problem(path.stat().st_size, str(path))
                 data = path.read_bytes()
             except OSError as e:
                 raise UrdfError(f"urdf: cannot read {path}: {e.strerror}") from None
