@@ -7,6 +7,8 @@
     fric excite --urdf URDF --out DIR [options]     an excitation trajectory for that
     fric play EXCITATION [--topic T]                publish it as one JointTrajectory
                                                     (cli_play.py)
+    fric arm-params --urdf URDF [--out FILE]        arm_friction.launch.xml's parameters for
+                                                    your own arm (cli_arm_params.py)
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric lifecycle nodes|get|list|set [NODE [TR]]  a managed node's state (cli_lifecycle.py)
@@ -23,7 +25,7 @@ import argparse
 import os
 import sys
 
-from fric_nodes.tools import cli_lifecycle, cli_play, cli_ros, launch_runner
+from fric_nodes.tools import cli_arm_params, cli_lifecycle, cli_play, cli_ros, launch_runner
 from fric_nodes.tools.user_errors import out_dir_problem
 
 
@@ -498,6 +500,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cli_ros.add_subcommands(subparsers)
     cli_lifecycle.add_subcommand(subparsers)
     cli_play.add_subcommand(subparsers)
+    cli_arm_params.add_subcommand(subparsers)
     return parser
 
 

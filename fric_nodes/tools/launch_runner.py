@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import datetime
+import math
 import os
 import re
 import shlex
@@ -43,6 +44,18 @@ PACKAGE = "fric"
 FAIL_ON_NODE_DEATH = "fail_on_node_death.launch.py"
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
+
+
+def _launch_equals(left: str, right: str) -> bool:
+    """launch's EqualsSubstitution: booleans (true/false/1/0) as booleans, numbers within
+    ``math.isclose``, anything else as strings."""
+    bools = ("true", "false", "1", "0")
+    if left.lower() in bools and right.lower() in bools:
+        return (left.lower() in ("true", "1")) == (right.lower() in ("true", "1"))
+    try:
+        return math.isclose(float(left), float(right))
+    except ValueError:
+        return left == right
 
 class LaunchError(Exception):
     """A launch file is invalid or uses something outside the supported subset."""
@@ -315,19 +328,75 @@ class _Parser:
 
     # substitutions
     def segments(self, text: str, el: _El, attr: str, scope: _Scope) -> list[tuple[bool, str]]:
-        """``text`` as (is_literal, string) pieces, every $(...) replaced by its value."""
+        """``text`` as (is_literal, string) pieces, every $(...) replaced by its value (nested
+        substitutions and quoted arguments as launch's frontend grammar reads them)."""
         out, i = [], 0
         while (start := text.find("$(", i)) >= 0:
-            end = text.find(")", start)
-            inner = text[start + 2:end] if end >= 0 else ""
-            if end < 0 or "$(" in inner or "(" in inner:
-                what = "unterminated" if end < 0 else "nested"
-                raise self.err(f"<{el.tag} {attr}=...>: {what} substitution in {text!r} "
-                               f"(fric launch supports single-level $(...) only)", el)
-            out += [(True, text[i:start]), (False, self.one_subst(inner, el, attr, scope))]
-            i = end + 1
+            value, end = self.parse_subst(text, start, el, attr, scope)
+            out += [(True, text[i:start]), (False, value)]
+            i = end
         out.append((True, text[i:]))
         return [(literal, s) for literal, s in out if s or not literal]
+
+    def parse_subst(self, text: str, i: int, el: _El, attr: str,
+                    scope: _Scope) -> tuple[str, int]:
+        """The value of the substitution starting at ``text[i:i+2] == "$("`` and the index after
+        its ``)``: a name, then arguments after single spaces; an argument is a quoted string
+        ('...' or "...", substitutions inside) or a run of characters other than space, quotes
+        and parentheses, with substitutions; a backslash escapes the next character."""
+        def fail(what: str) -> LaunchError:
+            if what == "unterminated":
+                return self.err(f"<{el.tag} {attr}=...>: unterminated substitution in "
+                                f"{text!r}", el)
+            return self.err(f"<{el.tag} {attr}=...>: {what} in substitution {text[i:]!r}", el)
+
+        m = re.compile(r"[A-Za-z][A-Za-z0-9_-]*").match(text, i + 2)
+        if m is None:
+            raise fail("expected a substitution name after '$('")
+        kind, j, args = m.group(0), m.end(), []
+        while True:
+            if j >= len(text):
+                raise fail("unterminated")
+            if text[j] == ")":
+                j += 1
+                break
+            if text[j] != " ":
+                raise fail(f"unexpected {text[j]!r} (arguments are separated by one space)")
+            j += 1
+            arg, j = self.parse_arg(text, j, el, attr, scope, fail)
+            args.append(arg)
+        return self.one_subst(kind, args, el, attr, scope), j
+
+    def parse_arg(self, text: str, j: int, el: _El, attr: str, scope: _Scope,
+                  fail) -> tuple[str, int]:
+        quote = text[j] if j < len(text) and text[j] in "'\"" else None
+        stop = quote if quote else " )'\"("
+        j += 1 if quote else 0
+        buf = []
+        while True:
+            if j >= len(text):
+                if quote:
+                    raise fail(f"unterminated {quote}...{quote} argument")
+                raise fail("unterminated")
+            c = text[j]
+            if c in stop:
+                if quote:
+                    j += 1
+                elif c == "(":
+                    raise fail("unescaped '(' in an argument (write \\( or quote it)")
+                break
+            if text.startswith("$(", j):
+                value, j = self.parse_subst(text, j, el, attr, scope)
+                buf.append(value)
+            elif c == "\\" and j + 1 < len(text):
+                buf.append(text[j + 1])
+                j += 2
+            else:
+                buf.append(c)
+                j += 1
+        if not buf and not quote:
+            raise fail("empty argument (write '' for an empty string)")
+        return "".join(buf), j
 
     def subst(self, text: str, el: _El, attr: str, scope: _Scope) -> str:
         return "".join(s for _, s in self.segments(text, el, attr, scope))
@@ -358,21 +427,30 @@ class _Parser:
                     cur = None
         return args + ([] if cur is None else [cur])
 
-    def one_subst(self, inner: str, el: _El, attr: str, scope: _Scope) -> str:
-        try:
-            words = shlex.split(inner)
-        except ValueError as e:
-            raise self.err(f"<{el.tag} {attr}=...>: bad substitution $({inner}): {e}", el) from None
-        kind, args = (words[0], words[1:]) if words else ("", [])
-        arity = {"var": (1, 1), "env": (1, 2), "find-pkg-share": (1, 1), "dirname": (0, 0)}
+    def one_subst(self, kind: str, args: list[str], el: _El, attr: str, scope: _Scope) -> str:
+        inner = " ".join([kind] + args)
+        arity = {"var": (1, 1), "env": (1, 2), "find-pkg-share": (1, 1), "dirname": (0, 0),
+                 "equals": (2, 2), "not-equals": (2, 2), "if": (2, 3), "not": (1, 1),
+                 "and": (2, 2), "or": (2, 2)}
         if kind not in arity:
             raise self.err(f"<{el.tag} {attr}=...>: unsupported substitution $({inner}) (fric "
                            f"launch supports $(var N), $(env N [DEFAULT]), $(find-pkg-share P), "
-                           f"$(dirname))", el)
+                           f"$(dirname), $(equals A B), $(not-equals A B), $(if C A [B]), "
+                           f"$(not C), $(and C D), $(or C D))", el)
         lo, hi = arity[kind]
         if not lo <= len(args) <= hi:
             raise self.err(f"<{el.tag} {attr}=...>: $({kind}) takes {lo}..{hi} arguments, "
                            f"got $({inner})", el)
+        if kind in ("equals", "not-equals"):
+            same = _launch_equals(args[0], args[1])
+            return "true" if same == (kind == "equals") else "false"
+        if kind in ("if", "not", "and", "or"):
+            flags = [self.boolean(a, kind, el, attr) for a in args[:1 if kind == "if" else None]]
+            if kind == "if":
+                return args[1] if flags[0] else (args[2] if len(args) == 3 else "")
+            value = (not flags[0]) if kind == "not" else \
+                (all(flags) if kind == "and" else any(flags))
+            return "true" if value else "false"
         if kind == "var":
             if args[0] not in scope.vars:
                 raise self.err(f"<{el.tag} {attr}=...>: $(var {args[0]}): launch argument "
@@ -392,6 +470,14 @@ class _Parser:
                 raise self.err(f"<{el.tag} {attr}=...>: $(find-pkg-share {args[0]}): {e}", el) \
                     from None
         return str(self.files[-1].parent)
+
+    def boolean(self, value: str, kind: str, el: _El, attr: str) -> bool:
+        """A condition's value as launch reads it: true/false/1/0 (any case)."""
+        v = value.strip().lower()
+        if v not in ("true", "false", "1", "0"):
+            raise self.err(f"<{el.tag} {attr}=...>: $({kind}): a condition must be "
+                           f"true/false/1/0, got {value!r}", el)
+        return v in ("true", "1")
 
     def condition(self, el: _El, scope: _Scope) -> bool:
         if "if" in el.attrib and "unless" in el.attrib:

@@ -181,6 +181,26 @@ def test_substitutions_env_dirname_find_pkg_share(tmp_path, fakes, monkeypatch):
         'brass', 'fallback x', f'{tmp_path}/y', f'{ROOT}/config']
 
 
+def test_nested_conditional_substitutions_as_launch_reads_them(tmp_path, fakes):
+    # launch (Iron and later) exposes $(equals), $(not-equals), $(if C A [B]), $(not), $(and),
+    # $(or) with nested substitutions and quoted arguments ('' is an empty string):
+    # arm_friction.launch.xml's urdf:= picks its parameter file with them
+    f = _write(tmp_path / 'a.launch.xml', '''
+        <launch>
+          <arg name="urdf" default=""/>
+          <let name="own" value="$(not-equals '$(var urdf)' '')"/>
+          <let name="p" value="$(if $(var own) '$(var urdf)' $(dirname)/bundled.yaml)"/>
+          <let name="e" value="[$(if false x)]"/>
+          <node exec="sleeper" args="$(var p) $(var own) $(equals 1.0 1) $(equals true 1)
+                                     $(and $(var own) $(not $(var own))) $(or 0 TRUE)
+                                     $(var e) x\\(y\\)"/>
+        </launch>
+    ''')
+    assert parse_launch(f).nodes[0].cmd[1:9] == [
+        f'{tmp_path}/bundled.yaml', 'false', 'true', 'true', 'false', 'true', '[]', 'x(y)']
+    assert parse_launch(f, {'urdf': '/a b/my.urdf'}).nodes[0].cmd[1:3] == ['/a b/my.urdf', 'true']
+
+
 def test_ament_index_first_and_bare_launch_file_name(tmp_path, fakes, monkeypatch):
     prefix = tmp_path / 'install'
     (prefix / 'share/ament_index/resource_index/packages').mkdir(parents=True)
@@ -290,7 +310,12 @@ def test_include_with_args(tmp_path, fakes):
      '<choice> is not supported inside <node>'),
     ('<node exec="sleeper" args="$(command ls)"/>', 2,
      r'unsupported substitution \$\(command ls\)'),
-    ('<node exec="sleeper" args="$(var $(env X))"/>', 2, 'nested substitution'),
+    ('<node exec="sleeper" args="$(var $(env FRIC_SURELY_UNSET))"/>', 2,
+     'environment variable FRIC_SURELY_UNSET is not set'),
+    ('<node exec="sleeper" args="$(if maybe a b)"/>', 2,
+     r"\$\(if\): a condition must be true/false/1/0, got 'maybe'"),
+    ('<node exec="sleeper" args="$(equals a)"/>', 2, r'\$\(equals\) takes 2..2 arguments'),
+    ('<node exec="sleeper" args="$(var \'x)"/>', 2, "unterminated '...' argument"),
     ('<node exec="sleeper" args="$(var x"/>', 2, 'unterminated substitution'),
     ('<node exec="sleeper" args="$(var nope)"/>', 2, "launch argument 'nope' is not defined"),
     ('<node exec="sleeper" args="$(env FRIC_SURELY_UNSET)"/>', 2,

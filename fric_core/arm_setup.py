@@ -1,0 +1,293 @@
+"""What fric's simulated arm chain needs to run a user's own URDF (issue 24, item 1).
+
+``launch/arm_friction.launch.xml`` ships tuned parameter files for its two bundled arms. For any
+other URDF the same numbers follow from the URDF itself, by the rules written out here once (the
+``fric arm-params`` command writes them to a parameter file to read and tune; the nodes of the
+chain use them directly when they are given ``urdf`` and no joint list):
+
+joints
+    The movable joints (revolute, continuous, prismatic) except those the chain cannot drive on
+    its own: ``<mimic>`` joints (they follow their master; a gripper's second finger) and joints
+    whose range is narrower than twice :data:`LIMIT_MARGIN` (a gripper's fingers: a Panda's
+    0.04 m). Each one left out is named with its reason; ``joints=`` chooses explicitly.
+initial positions
+    0 where 0 lies at least :data:`LIMIT_MARGIN` inside the limits, else mid-range (the Panda's
+    joint 4, range [−3.07, −0.07] rad, starts at −1.57).
+gains
+    A PD of bandwidth ω = :data:`BANDWIDTH` and damping ratio ζ = :data:`DAMPING_RATIO` on each
+    joint's own inertia at the initial pose, M_ii(q₀) + rotor inertia (the diagonal of the URDF's
+    mass matrix): k_p = M_ii ω², k_d = 2 ζ M_ii ω (the rule the bundled arms' files state).
+effort limits
+    The URDF's ``<limit effort>``; where it is absent or 0 (continuous joints may have none),
+    k_p × 1 rad + 2 |g_i(q₀)|: the PD's effort at a 1 rad error plus twice the gravity torque, a
+    stated default reported with the joint's name.
+sinusoid
+    ``q = center − A cos(2π f t)`` from the initial position (center − A = q₀) towards the side
+    with more room, A = min(:data:`MAX_AMPLITUDE`, 0.4 × that room), f = :data:`SINE_FREQUENCY`,
+    slowed where the URDF's velocity limit is below 2π f A.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+from xml.etree import ElementTree
+
+import numpy as np
+
+__all__ = ["ArmSetup", "arm_setup", "LIMIT_MARGIN", "BANDWIDTH", "DAMPING_RATIO",
+           "MAX_AMPLITUDE", "SINE_FREQUENCY", "ROTOR_INERTIA", "write_arm_parameters"]
+
+#: Distance kept from the position limits, in the joint's unit (rad or m); ``fric excite``'s
+#: default ``--margin``. A joint whose range is narrower than twice this cannot move.
+LIMIT_MARGIN = 0.1
+#: The tracker's PD bandwidth [rad/s] (config/arm_friction_arm7.yaml: "~30 rad/s").
+BANDWIDTH = 30.0
+#: The PD's damping ratio (config/arm_friction_arm7.yaml: "~0.8").
+DAMPING_RATIO = 0.8
+#: The largest sinusoid amplitude [rad or m] (the bundled arms' 0.5).
+MAX_AMPLITUDE = 0.5
+#: The sinusoid's frequency [Hz] (the bundled arm7's 0.1: slow, friction dominates inertia).
+SINE_FREQUENCY = 0.1
+#: Rotor inertia referred to each joint [kg m²] (transmission_sim's default).
+ROTOR_INERTIA = 0.01
+
+
+@dataclass(frozen=True)
+class ArmSetup:
+    """The chain's parameters for one URDF (see the module docstring for each rule)."""
+
+    urdf: str
+    joints: tuple[str, ...]
+    #: (joint, reason) for every movable joint left out
+    left_out: tuple[tuple[str, str], ...]
+    kinds: tuple[str, ...]
+    lower: np.ndarray
+    upper: np.ndarray
+    initial_positions: np.ndarray
+    #: M_ii(q₀) + rotor inertia [kg m² or kg]
+    inertia: np.ndarray
+    kp: np.ndarray
+    kd: np.ndarray
+    max_effort: np.ndarray
+    #: joints whose effort bound is the stated default (the URDF gives none)
+    effort_defaulted: tuple[str, ...]
+    sine_center: np.ndarray
+    sine_amplitude: np.ndarray
+    sine_frequency: float
+    rotor_inertia: float
+    notes: tuple[str, ...] = field(default=())
+
+    def node_parameters(self, rate: float = 500.0) -> dict[str, dict]:
+        """``{node: {parameter: value}}`` for arm_friction.launch.xml's nodes (plain Python values,
+        as a ``ros__parameters`` file holds them)."""
+        joints = lambda: list(self.joints)  # noqa: E731 (a list each: no YAML aliases)
+        fl = lambda a: [float(round(x, 6)) for x in np.asarray(a, float)]  # noqa: E731
+        return {
+            "transmission_sim": {
+                "urdf": self.urdf, "joint_names": joints(),
+                "rotor_inertia": [self.rotor_inertia], "damping": [0.0],
+                "initial_positions": fl(self.initial_positions),
+                "rate": float(rate), "sync": "realtime", "command_timeout": 0.1,
+            },
+            "trajectory_tracker": {
+                "joints": joints(), "urdf": self.urdf, "feed_forward": "inverse_dynamics",
+                "rotor_inertia": [self.rotor_inertia],
+                "kp": fl(self.kp), "kd": fl(self.kd), "max_effort": fl(self.max_effort),
+                "sine_center": fl(self.sine_center), "sine_amplitude": fl(self.sine_amplitude),
+                "sine_frequency": [float(self.sine_frequency)], "sine_duration": 10.0,
+                "start_delay": 2.0, "approach_time": 2.0, "hold_time": 0.5,
+                "watchdog_timeout": 0.2,
+            },
+            "fric_recorder": {"kind": "arm", "effort_topic": "effort_controller/commands"},
+            "friction_compensator": {
+                "joints": joints(), "urdf": self.urdf, "gear_load": "gravity",
+                "max_effort": float(round(float(np.max(self.max_effort)), 6)),
+                "dt": float(1.0 / rate), "watchdog_timeout": 0.1,
+            },
+        }
+
+    def summary(self) -> list[str]:
+        """Lines for people: the joints, each with its range, start, inertia and gains."""
+        lines = [f"{self.urdf}: {len(self.joints)} joint(s)"]
+        for i, j in enumerate(self.joints):
+            unit = "m" if self.kinds[i] == "prismatic" else "rad"
+            lines.append(f"  {j}: range [{self.lower[i]:.3g}, {self.upper[i]:.3g}] {unit}, start "
+                         f"{self.initial_positions[i]:.3g}, M_ii {self.inertia[i]:.3g}, kp "
+                         f"{self.kp[i]:.3g}, kd {self.kd[i]:.3g}, max effort "
+                         f"{self.max_effort[i]:.3g}"
+                         + (" (default: the URDF gives none)" if j in self.effort_defaulted
+                            else ""))
+        for j, why in self.left_out:
+            lines.append(f"  left out {j}: {why}")
+        return lines + [f"  note: {n}" for n in self.notes]
+
+
+def _urdf_text(urdf: str) -> tuple[str, str]:
+    """(source, XML text) of a URDF path or bundled name."""
+    from .transmission.urdf_dynamics import UrdfError, bundled_urdf
+
+    path = Path(urdf)
+    if not path.is_file() and not str(urdf).endswith(".urdf") and os.sep not in str(urdf):
+        path = bundled_urdf(str(urdf))
+    if not path.is_file():
+        raise UrdfError(f"urdf: no such file: {str(urdf)!r}")
+    try:
+        return str(path), path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise UrdfError(f"urdf: cannot read {path}: {e.strerror}") from None
+
+
+def mimic_masters(xml: str) -> dict[str, str]:
+    """``{joint: master}`` of the URDF's ``<mimic joint="master"/>`` joints."""
+    root = ElementTree.fromstring(xml)
+    out = {}
+    for j in root.iter("joint"):
+        m = j.find("mimic")
+        if m is not None:
+            out[j.get("name", "")] = m.get("joint", "")
+    return out
+
+
+def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
+              rotor_inertia: float = ROTOR_INERTIA, gravity=(0.0, 0.0, -9.81),
+              xml: str | None = None) -> ArmSetup:
+    """The chain's parameters for ``urdf`` (a path or bundled name; ``xml``: its text instead).
+
+    ``joints``: the joints to drive (others locked); None: every movable joint except mimic
+    joints and joints narrower than twice :data:`LIMIT_MARGIN`. Raises ``ValueError``
+    (:class:`~fric_core.transmission.urdf_dynamics.UrdfError`) naming the bad field.
+    """
+    from .transmission.urdf_dynamics import UrdfDynamics, UrdfError
+
+    if not (isinstance(rotor_inertia, (int, float)) and math.isfinite(rotor_inertia)
+            and rotor_inertia >= 0.0):
+        raise ValueError(f"rotor_inertia: expected a finite value >= 0 [kg m^2], got "
+                         f"{rotor_inertia!r}")
+    from_file = xml is None
+    if from_file:
+        source, xml = _urdf_text(urdf)
+        full = UrdfDynamics(source, gravity=gravity)
+    else:
+        source = urdf or "<robot_description>"
+        full = UrdfDynamics.from_xml(xml, gravity=gravity)
+    try:
+        mimic = mimic_masters(xml)
+    except ElementTree.ParseError as e:  # check_urdf has parsed it already: defensive
+        raise UrdfError(f"urdf: {source}: {e}") from None
+    names = list(full.joint_names)
+    kind = dict(zip(names, full.joint_kinds))
+    lo = dict(zip(names, full.lower))
+    hi = dict(zip(names, full.upper))
+    left_out: list[tuple[str, str]] = []
+    if joints is None:
+        chosen = []
+        for j in names:
+            if j in mimic:
+                left_out.append((j, f"mimic joint of {mimic[j]!r}: it follows its master"))
+            elif kind[j] != "continuous" and hi[j] - lo[j] < 2.0 * LIMIT_MARGIN:
+                unit = "m" if kind[j] == "prismatic" else "rad"
+                left_out.append((j, f"range {hi[j] - lo[j]:.3g} {unit} is narrower than twice "
+                                    f"the margin {LIMIT_MARGIN:g} {unit}: too short to move"))
+            else:
+                chosen.append(j)
+        if not chosen:
+            raise UrdfError(f"joints: no joint of {source} to drive (left out: "
+                            + "; ".join(f"{j}: {w}" for j, w in left_out) + ")")
+    else:
+        chosen = [str(j) for j in joints]
+        if not chosen:
+            raise UrdfError("joints: empty; name at least one joint (or give none: every "
+                            "movable joint that is not a mimic joint)")
+        unknown = [j for j in chosen if j not in kind]
+        if unknown:
+            raise UrdfError(f"joints: unknown joint(s) {unknown}; the movable joints of "
+                            f"{source} are {names}")
+        if len(set(chosen)) != len(chosen):
+            raise UrdfError(f"joints: repeated names in {chosen}")
+        bad = [f"{j} (mimic joint of {mimic[j]!r}: it follows its master)"
+               for j in chosen if j in mimic]
+        if bad:
+            raise UrdfError(f"joints: {', '.join(bad)}; leave it out")
+        left_out = [(j, "not in joints") for j in names if j not in chosen]
+
+    def start(j: str) -> float:
+        if kind[j] == "continuous" or lo[j] + LIMIT_MARGIN <= 0.0 <= hi[j] - LIMIT_MARGIN:
+            return 0.0
+        return 0.5 * (lo[j] + hi[j])
+
+    locked = {j: start(j) for j in names if j not in chosen}
+    if from_file:
+        dyn = UrdfDynamics(source, joint_names=chosen, gravity=gravity, locked_positions=locked)
+    else:
+        dyn = UrdfDynamics.from_xml(xml, joint_names=chosen, gravity=gravity,
+                                    locked_positions=locked)
+    n = dyn.n
+    q0 = np.array([start(j) for j in chosen])
+    lower = np.array([lo[j] for j in chosen])
+    upper = np.array([hi[j] for j in chosen])
+    M = dyn.mass_matrix(q0)
+    inertia = np.diag(M).copy() + float(rotor_inertia)
+    w, zeta = BANDWIDTH, DAMPING_RATIO
+    kp = inertia * w * w
+    kd = 2.0 * zeta * inertia * w
+    g = np.abs(dyn.gravity_torque(q0))
+    effort = np.asarray(dyn.effort, float).copy()
+    defaulted = []
+    for i in range(n):
+        if not (math.isfinite(effort[i]) and effort[i] > 0.0):
+            effort[i] = kp[i] * 1.0 + 2.0 * g[i]
+            defaulted.append(chosen[i])
+    notes = []
+    over = [chosen[i] for i in range(n) if g[i] > effort[i]]
+    if over:
+        notes.append(f"gravity at the start pose exceeds the effort limit of {over}: the arm "
+                     "cannot hold itself there")
+    # the sinusoid: from q0 towards the side with more room
+    vel_limit = np.array([model_velocity_limit(dyn, j) for j in chosen])
+    amp = np.empty(n)
+    for i in range(n):
+        if kind[chosen[i]] == "continuous":
+            room, sign = math.inf, 1.0
+        else:
+            up = upper[i] - LIMIT_MARGIN - q0[i]
+            down = q0[i] - (lower[i] + LIMIT_MARGIN)
+            room, sign = (up, 1.0) if up >= down else (down, -1.0)
+        a = min(MAX_AMPLITUDE, 0.4 * max(room, 0.0))
+        vmax = 2.0 * math.pi * SINE_FREQUENCY * a
+        if vel_limit[i] > 0.0 and vmax > vel_limit[i]:
+            a *= vel_limit[i] / vmax
+        amp[i] = sign * a
+    return ArmSetup(urdf=source, joints=tuple(chosen), left_out=tuple(left_out),
+                    kinds=tuple(kind[j] for j in chosen), lower=lower, upper=upper,
+                    initial_positions=q0, inertia=inertia, kp=kp, kd=kd, max_effort=effort,
+                    effort_defaulted=tuple(defaulted), sine_center=q0 + amp,
+                    sine_amplitude=amp, sine_frequency=SINE_FREQUENCY,
+                    rotor_inertia=float(rotor_inertia), notes=tuple(notes))
+
+
+def model_velocity_limit(dyn, joint: str) -> float:
+    """The URDF's velocity limit of ``joint`` (0 where it gives none)."""
+    model = dyn.model
+    v = float(model.velocityLimit[model.joints[model.getJointId(joint)].idx_v])
+    return v if math.isfinite(v) and v > 0.0 else 0.0
+
+
+def write_arm_parameters(path, setup: ArmSetup, rate: float = 500.0,
+                         header: Sequence[str] = ()) -> None:
+    """Write :meth:`ArmSetup.node_parameters` as a ``ros__parameters`` YAML file (comments: the
+    rules and :meth:`ArmSetup.summary`)."""
+    import yaml
+
+    doc: Mapping[str, dict] = {node: {"ros__parameters": p}
+                               for node, p in setup.node_parameters(rate).items()}
+    lines = [f"# {h}" for h in header]
+    lines += ["# The arm chain's parameters for a URDF (fric arm-params; rules in "
+              "fric_core/arm_setup.py):"]
+    lines += [f"# {s}" for s in setup.summary()]
+    text = "\n".join(lines) + "\n" + yaml.safe_dump(dict(doc), sort_keys=False,
+                                                     default_flow_style=None, width=100)
+    Path(path).write_text(text, encoding="utf-8")
