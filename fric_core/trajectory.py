@@ -113,9 +113,42 @@ class SampledTrajectory:
         """Time of the last waypoint minus that of the first [s]."""
         return float(self.t[-1] - self.t[0])
 
+    @property
+    def start_time(self) -> float:
+        """Time of the first waypoint [s]: :meth:`sample` at ``start_time + s`` is ``s`` into the
+        trajectory."""
+        return float(self.t[0])
+
     def start(self) -> np.ndarray:
         """The position at the first waypoint (a copy)."""
         return self._q_start.copy()
+
+    def boundary_states(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, last)``, each (3, n) rows q, v, a: the interpolant just after the first
+        waypoint and just before the last (its own derivatives there, where :meth:`sample` holds
+        the ends at rest)."""
+        c, dc, ddc = self._c, self._dc, self._ddc
+        first = np.stack([c[0, -1], dc[0, -1], ddc[0, -1]])  # s = 0: the constant terms
+        s = float(self.t[-1] - self.t[-2])
+        last = np.zeros((3, self.n))
+        for row, coef in zip(last, (c[-1], dc[-1], ddc[-1])):
+            _horner(coef, s, row)
+        return first, last
+
+    def peaks(self, points_per_segment: int = 8) -> tuple[np.ndarray, np.ndarray]:
+        """Per joint the largest |velocity| and |acceleration| of the interpolant, evaluated at
+        the waypoints and ``points_per_segment`` evenly spaced times inside each segment."""
+        h = np.diff(self.t)
+        frac = np.linspace(0.0, 1.0, points_per_segment + 2)
+        s = h[:, None] * frac[None, :]  # (segments, points)
+        vmax, amax = np.zeros(self.n), np.zeros(self.n)
+        for coef, out in ((self._dc, vmax), (self._ddc, amax)):
+            val = np.zeros(s.shape + (self.n,))
+            for row in np.moveaxis(coef, 1, 0):  # Horner over all segments and points at once
+                val *= s[..., None]
+                val += row[:, None, :]
+            np.max(np.abs(val), axis=(0, 1), out=out)
+        return vmax, amax
 
     def sample(self, t: float, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> None:
         """Write position, velocity and acceleration at time ``t`` (same time base as the
@@ -200,9 +233,29 @@ class SineTrajectory:
         """The length [s]."""
         return self._duration
 
+    @property
+    def start_time(self) -> float:
+        """0: the sinusoid's time is the time into it."""
+        return 0.0
+
     def start(self) -> np.ndarray:
         """The position at t = 0: ``center − A``."""
         return self.center - self.amplitude
+
+    def boundary_states(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, last)``, each (3, n) rows q, v, a: the sinusoid at t = 0⁺ (at rest,
+        acceleration A ω²) and at ``duration``⁻ (where :meth:`sample` holds the end at rest)."""
+        first, last = np.zeros((3, self.n)), np.zeros((3, self.n))
+        self._at(0.0, *first)
+        self._at(self._duration, *last)
+        return first, last
+
+    def peaks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per joint the largest |velocity| and |acceleration| over ``[0, duration]``: A ω (or
+        A ω sin(ω T) when T is shorter than a quarter period) and A ω² (at t = 0)."""
+        wt = self.omega * self._duration
+        vmax = self.amplitude * self.omega * np.where(wt >= 0.5 * math.pi, 1.0, np.sin(wt))
+        return vmax, self.amplitude * self.omega * self.omega
 
     def _at(self, t: float, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> None:
         np.multiply(self.omega, t, out=a)

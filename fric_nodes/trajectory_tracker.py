@@ -25,6 +25,13 @@ so the arm workflow (excite → record → identify → compensate) runs without
   ``start_delay``, moves to the trajectory's first point in ``approach_time`` (minimum jerk, rest
   to rest), plays the trajectory ``loops`` times, holds the last point for ``hold_time``, then
   (``exit_when_done``) exits 0 — with ``on_exit="shutdown"`` in a launch file that ends the run;
+* loops (:class:`fric_core.looped_trajectory.LoopedTrajectory`, the same for a CSV, the sinusoid
+  and a message): a trajectory whose end meets its start (position within 1e-6 rad, velocity
+  within 1e-4 rad/s: a periodic excitation of ``fric excite``) is played back to back; any other
+  (e.g. a sinusoid over 1.5 periods) gets a return segment between plays, per joint the quintic
+  from its end state to its start state (position, velocity and acceleration continuous at both
+  seams), as short as the trajectory's own peak speed and acceleration allow; the start-up log
+  line says which and how long;
 * publishes ``~/tracking_error`` (sensor_msgs/JointState: position q_d − q, velocity q̇_d − q̇,
   effort the command; stamped like the state), ``/diagnostics`` (phase, RMS error per joint,
   commands clipped, rejected inputs, watchdog trips). At exit it prints the RMS tracking error per
@@ -42,7 +49,6 @@ problem and exits 1.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -54,6 +60,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from fric_core.looped_trajectory import LoopedTrajectory
 from fric_core.trajectory import (SineTrajectory, minimum_jerk,
                                   read_trajectory_csv, trajectory_from_points)
 from fric_interfaces import names, qos
@@ -104,7 +111,9 @@ SPECS = (
               "the rest of the chain connects", unit="s", min=0.0, read_only=True),
     ParamSpec("approach_time", 2.0, "minimum-jerk move to the trajectory's first point",
               unit="s", min=1e-3, read_only=True),
-    ParamSpec("loops", 1, "times the trajectory is played", min=1, read_only=True),
+    ParamSpec("loops", 1, "times the trajectory is played; where its end is not its start, a "
+              "smooth return segment (quintic, within the trajectory's own speed and "
+              "acceleration peaks) joins the plays", min=1, read_only=True),
     ParamSpec("hold_time", 0.5, "hold the last point this long after the trajectory", unit="s",
               min=0.0, read_only=True),
     ParamSpec("exit_when_done", False, "exit 0 after hold_time", read_only=True),
@@ -173,7 +182,7 @@ class TrajectoryTracker(FricNode):
                                       v["sine_duration"], joints)
             except ValueError as e:
                 raise ValueError(f"sine_{e}") from None
-        self.trajectory = traj
+        self.trajectory = self._looped(traj) if traj is not None else None
         self._kp = _per_joint("kp", v["kp"], n)
         self._kd = _per_joint("kd", v["kd"], n)
         self._max = _per_joint("max_effort", v["max_effort"], n)
@@ -232,10 +241,16 @@ class TrajectoryTracker(FricNode):
         self.create_timer(v["diagnostics_period"], self._house.timer(self.publish_diagnostics))
         self.create_timer(min(0.05, v["watchdog_timeout"] / 2), self._on_watchdog)
         what = ("no trajectory: waiting for ~/joint_trajectory" if traj is None else
-                f"{type(traj).__name__} of {traj.duration:g} s x {v['loops']}")
+                f"{type(traj).__name__} of {traj.duration:g} s, "
+                f"{self.trajectory.describe()}")
         self.get_logger().info(f"tracking {list(joints)}: {what}; kp {self._kp.tolist()}, "
                                f"kd {self._kd.tolist()}, feed-forward {v['feed_forward']}, "
                                f"commands on {self._cmd_pub.topic_name}")
+
+    def _looped(self, traj) -> LoopedTrajectory:
+        """``traj`` played ``loops`` times, continuous at the seams (a return segment where its
+        end is not its start: :mod:`fric_core.looped_trajectory`)."""
+        return LoopedTrajectory(traj, self.values["loops"])
 
     def _feed_forward_model(self, v):
         from fric_core.transmission.urdf_dynamics import UrdfDynamics
@@ -282,14 +297,15 @@ class TrajectoryTracker(FricNode):
         except ValueError as e:
             self._rejects.add("trajectory", f"~/joint_trajectory {e}")
             return
-        self.trajectory = traj
+        self.trajectory = looped = self._looped(traj)
         self._trajectories_received += 1
         if self._t0_ns is not None:
             self._approach_from[:] = self.q_d
             self._seg_start = self.t
             self.phase = _APPROACH
         self.finished = False
-        self.get_logger().info(f"new trajectory: {len(msg.points)} points, {traj.duration:g} s")
+        self.get_logger().info(f"new trajectory: {len(msg.points)} points, {traj.duration:g} s, "
+                               f"{looped.describe()}")
 
     def on_state(self, msg: JointState) -> None:
         """One control step: setpoint at the state's stamp, PD (+ feed-forward), publish."""
@@ -392,13 +408,13 @@ class TrajectoryTracker(FricNode):
                          self.a_d)
             return None
         s -= t_app
-        total = traj.duration * vals["loops"]
+        total = traj.duration  # every loop, and the return segments between them
         if s < total:
             self.phase = _PLAY
-            traj.sample(math.fmod(s, traj.duration), self.q_d, self.v_d, self.a_d)
+            traj.sample(s, self.q_d, self.v_d, self.a_d)
             return s
         self.phase = _END
-        traj.sample(traj.duration, self.q_d, self.v_d, self.a_d)
+        traj.sample(total, self.q_d, self.v_d, self.a_d)
         if s >= total + vals["hold_time"]:
             self.phase = _DONE
             if vals["exit_when_done"]:
