@@ -235,8 +235,8 @@ class LoopedTrajectory:
             return (f"{self.loops} plays back to back (its end meets its start within "
                     f"{POSITION_TOLERANCE:g} rad and {VELOCITY_TOLERANCE:g} rad/s)")
         worst = int(np.argmax(np.abs(self.seam_gap[0]) + np.abs(self.seam_gap[1])))
-        gap = (f"{self.joint_names[worst]} {-self.seam_gap[0, worst]:+.4g} rad, "
-               f"{-self.seam_gap[1, worst]:+.4g} rad/s")
+        dq, dv = (0.0 if abs(x) < 1e-12 else -x for x in self.seam_gap[:, worst])  # rounding
+        gap = f"{self.joint_names[worst]} {dq:+.4g} rad, {dv:+.4g} rad/s"
         how = ("position, velocity and acceleration continuous" if self.matches_acceleration
                else "position and velocity continuous, zero acceleration at the seams")
         return (f"{self.loops} plays; its end is not its start (end - start: {gap}): a "
