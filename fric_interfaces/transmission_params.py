@@ -28,6 +28,7 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
 
 from __future__ import annotations
 
+from .arm_setup_param import ARM_SETUP_SPEC
 from .parameters import ParamSpec
 
 __all__ = ["SYNCS", "SPECS"]
@@ -82,4 +83,5 @@ SPECS = (
               read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.05, max=60.0,
               read_only=True),
+    ARM_SETUP_SPEC,
 )

@@ -66,6 +66,7 @@ from fric_core.trajectory import (SineTrajectory, minimum_jerk,
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import Float64ArrayWriter, InputError, JointStateReader
 from fric_interfaces.parameters import ParamSpec
+from fric_nodes.own_arm import ARM_SETUP_SPEC, arm_setup_overrides
 
 from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
                          status, unused_overrides)
@@ -132,6 +133,7 @@ SPECS = (
               "command, trajectory paused", unit="s", min=1e-3, max=60.0, read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.05, max=60.0,
               read_only=True),
+    ARM_SETUP_SPEC,
 )
 
 _HOLD, _APPROACH, _PLAY, _END, _DONE, _WAIT = ("hold", "approach", "trajectory", "final hold",
@@ -156,10 +158,13 @@ class TrajectoryTracker(FricNode):
     default_name = NODE_NAME
 
     def _setup(self) -> None:
+        derived = arm_setup_overrides(self, "trajectory_tracker")
         v = self.values = declare_params(self, SPECS)
         typos = unused_overrides(self, [s.name for s in SPECS])
         if typos:
             raise ValueError(f"{typos[0]}: not a parameter of {NODE_NAME}")
+        for line in derived:
+            self.get_logger().info(line)
         joints = list(v["joints"])
         traj = None
         if v["trajectory_file"]:

@@ -71,6 +71,7 @@ from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.rviz_check import marker_lifetime
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
+from fric_nodes.own_arm import arm_setup_overrides
 
 from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
                          friction_laws_text, run_node, sleep_ok, status, unused_overrides)
@@ -89,10 +90,13 @@ class TransmissionSim(FricNode):
     default_name = names.TRANSMISSION_SIM
 
     def _setup(self) -> None:
+        derived = arm_setup_overrides(self, "transmission_sim")
         v = self.values = declare_params(self, SPECS)
         typos = unused_overrides(self, [s.name for s in SPECS])
         if typos:
             raise ValueError(f"{typos[0]}: not a parameter of {names.TRANSMISSION_SIM}")
+        for line in derived:
+            self.get_logger().info(line)
         self.arm = build_arm(v)
         if v["joint_friction"]:
             self._load_joint_friction(v["joint_friction"])
