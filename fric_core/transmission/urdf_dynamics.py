@@ -95,9 +95,10 @@ _T = TypeVar("_T")
 
 #: Largest URDF text fric reads [bytes]. A URDF names its meshes (files) rather than embedding
 #: them: the largest robot descriptions in use (full humanoids with hands, mobile manipulators)
-#: are under 1 MB. Checking and building a 16 MiB URDF (1000 links, each with 170 box visuals)
-#: took 1.0 s and 345 MB (check) then 1.0 s and 275 MB (Pinocchio); 8 MiB keeps that under
-#: ~0.5 s and ~200 MB and leaves 8x the largest real description.
+#: are under 1 MB. A 16 MiB URDF (1000 links, each with 170 box visuals) took 1.0 s and 345 MB
+#: peak RSS to check, 1.0 s and 275 MB for Pinocchio to read; at 8 MiB (80 visuals per link)
+#: 0.6 s and 206 MB, 0.6 s and 171 MB, 311 MB for both in one process. 8 MiB leaves 8x the
+#: largest real description.
 MAX_URDF_BYTES = 8 * 2**20
 
 #: Most ``<link>`` elements of a URDF. urdfdom and Pinocchio read the link tree recursively, one
