@@ -21,6 +21,10 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     gravity            double[3] [m/s²]
     initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
     enforce_joint_limits bool    the URDF position limits are hard end stops (else only reported)
+    default_effort_limit double  effort limit of joints whose URDF gives none (0/absent) [N m]
+    default_velocity_limit double speed limit of joints whose URDF gives none [rad/s]; every
+                                 joint's speed is bounded by its limit, continuous joints wrap
+                                 into (-pi, pi] (fric_core.transmission.joint_bounds)
     rate               double    internal step rate, 1/h (69) [Hz]
     sync               string    realtime | as_fast_as_possible
     duration, command_timeout, marker_frame, marker_rate, diagnostics_period
@@ -68,6 +72,13 @@ SPECS = (
               "order ([] = all 0)", unit="rad", read_only=True, list_of=float),
     ParamSpec("enforce_joint_limits", True, "the URDF's position limits are hard end stops "
               "(unilateral constraints: a joint never passes its limit); false: only reported",
+              read_only=True),
+    ParamSpec("default_effort_limit", 1000.0, "effort limit of a joint whose URDF <limit "
+              "effort> is absent, 0 or not finite (commands beyond it are clipped)",
+              unit="N m (N: prismatic)", min=1e-6, max=1e9, read_only=True),
+    ParamSpec("default_velocity_limit", 10.0, "speed limit of a joint whose URDF <limit "
+              "velocity> is absent, 0 or not finite; a step ending faster than a joint's limit "
+              "is cut back to it", unit="rad/s (m/s: prismatic)", min=1e-6, max=1e6,
               read_only=True),
     ParamSpec("rate", 1000.0, "internal step rate 1/h; one joint_states per step", unit="Hz",
               min=1.0, max=20000.0, read_only=True),

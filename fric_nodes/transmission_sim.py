@@ -18,9 +18,14 @@ ros2_control-driven robot.
 
 Inputs that cannot be used (wrong length, non-finite entries, an unknown wrench frame) are
 rejected with a count, a log line and a diagnostics WARN, and change nothing. A torque beyond the
-joint's URDF effort limit (``<limit effort=...>``; none when it is 0 or absent) is clipped to it,
+joint's URDF effort limit (``<limit effort=...>``; where it is 0, absent or not finite:
+``default_effort_limit``, 1000 N m, with a warning at start naming the joints) is clipped to it,
 as the actuator saturates: a throttled log line, the clipped commands counted in diagnostics
-(WARN in the period they came) and the clipped torque on ``joint_states.effort``. A step the core
+(WARN in the period they came) and the clipped torque on ``joint_states.effort``. Likewise every
+joint has a speed limit (``<limit velocity=...>``, else ``default_velocity_limit``, 10 rad/s): a
+step ending faster is cut back to it, position included (counted, WARN); continuous joints'
+angles are kept in (−π, π] (:mod:`fric_core.transmission.joint_bounds`). So any finite input
+gives finite, bounded joint_states (a torque of 1e300 included). A step the core
 cannot take (singular inertia at the current q, a non-finite result) holds the arm at rest where
 it is and is reported as ERROR: joint_states never carry NaN. σ_max(P) ≥ 1 (ill-posed, (57))
 is an ERROR in diagnostics; the step still runs (the projection's best effort). Bad parameters
@@ -66,6 +71,7 @@ from std_msgs.msg import ColorRGBA, Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from fric_core.joint_friction import read_joint_friction
+from fric_core.transmission.joint_bounds import JointBounds
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.rviz_check import marker_lifetime
@@ -111,9 +117,16 @@ class TransmissionSim(FricNode):
         self._wrench = None  # (6,) world axes, applied in the step
         self._wrench_ee = None  # (6,) in ee_frame axes when the latest wrench came in that frame
         self._enforce = bool(v["enforce_joint_limits"])
-        # actuator saturation: the URDF effort limits (0, absent or non-finite: no limit)
-        eff = np.asarray(getattr(dyn, "effort", np.full(n, np.inf)), dtype=float)
-        self._effort = np.where(np.isfinite(eff) & (eff > 0.0), eff, np.inf)
+        # actuator saturation and speed limits: the URDF's, or the stated defaults where it has
+        # none (0, absent or non-finite); continuous joints wrap into (-pi, pi]
+        self._bounds = JointBounds.from_dynamics(dyn, default_effort=v["default_effort_limit"],
+                                                 default_velocity=v["default_velocity_limit"])
+        self._effort = self._bounds.effort
+        self._effort_default = {self.joint_names.index(j) for j in self._bounds.effort_defaulted}
+        self._log_default_limits()
+        self._speed_limited = 0  # steps that ended faster than a joint's speed limit (cut back)
+        self._speed_limited_period = 0
+        self._speed_limited_last = ""
         self._clipped = 0  # commands with an entry beyond the effort limit (clipped)
         self._clipped_period = 0
         self._clipped_last = ""
@@ -151,6 +164,23 @@ class TransmissionSim(FricNode):
                                f"{self.arm.gamma_v.tolist()}, sigma_max(P) {self._smax0:.4g}, "
                                f"{v['sync']} at {v['rate']:g} Hz")
 
+    def _log_default_limits(self) -> None:
+        """One warning per limit the URDF does not give, naming the joints and the default."""
+        b, v = self._bounds, self.values
+        for what, joints, value, unit, param in (
+                ("effort", b.effort_defaulted, v["default_effort_limit"], "N m (N",
+                 "default_effort_limit"),
+                ("velocity", b.velocity_defaulted, v["default_velocity_limit"], "rad/s (m/s",
+                 "default_velocity_limit")):
+            if joints:
+                self.get_logger().warning(
+                    f"no URDF {what} limit (<limit {what}> absent, 0 or not finite) for "
+                    f"{list(joints)}: bounded at {param} = {value:g} {unit} for a prismatic "
+                    f"joint); set {param} to change it")
+        cont = [self.joint_names[i] for i in b.continuous]
+        if cont:
+            self.get_logger().info(f"continuous joints {cont}: angles kept in (-pi, pi]")
+
     def _load_joint_friction(self, path: str) -> None:
         """The arm with the joint friction (and efficiencies) of ``path``; ValueError naming
         the parameter, the file and the field."""
@@ -182,10 +212,14 @@ class TransmissionSim(FricNode):
             over = np.abs(tau) > lim
             self._clipped += 1
             self._clipped_period += 1
+            which = np.flatnonzero(over)
             self._clipped_last = ", ".join(  # the clipped joints only, each with its name
                 f"{self.joint_names[i]} {tau[i]:.6g} N m to {np.copysign(lim[i], tau[i]):g}"
-                for i in np.flatnonzero(over))
-            self.get_logger().warning(f"effort command beyond the URDF effort limit, clipped: "
+                + (" (default_effort_limit)" if i in self._effort_default else "")
+                for i in which)
+            source = ("effort limit" if self._effort_default.intersection(which.tolist())
+                      else "URDF effort limit")
+            self.get_logger().warning(f"effort command beyond the {source}, clipped: "
                                       f"{self._clipped_last}", throttle_duration_sec=1.0)
             np.clip(tau, -lim, lim, out=self._tau)
         else:
@@ -228,7 +262,13 @@ class TransmissionSim(FricNode):
             self._wrench = self._world_wrench()
         try:
             self.arm.step(tau, self.h, wrench=self._wrench)
-            ok = np.isfinite(self.arm.q).all() and np.isfinite(self.arm.v).all()
+            q, v = self.arm.q, self.arm.v
+            ok = bool(np.isfinite(v).all())
+            if ok and self._bounds.bound_state(q_prev, q, v, self.h):
+                if self._bounds.speed_limited.any():
+                    self._speed_limit_reached()
+                self.arm.set_state(q, v)
+            ok = ok and bool(np.isfinite(q).all())
             if not ok:
                 self._last_error = "non-finite step result"
         except ValueError as e:
@@ -249,6 +289,17 @@ class TransmissionSim(FricNode):
         end = self.values["duration"]
         if end > 0.0 and self.steps * self.h >= end - 1e-12:
             self.finished = True
+
+    def _speed_limit_reached(self) -> None:
+        """Count a step cut back to the speed limits and say which joints (throttled)."""
+        self._speed_limited += 1
+        self._speed_limited_period += 1
+        self._speed_limited_last = ", ".join(
+            f"{self.joint_names[i]} {self._bounds.velocity[i]:g}"
+            for i in np.flatnonzero(self._bounds.speed_limited))
+        self.get_logger().warning(f"joint speed beyond its limit, cut back to it: "
+                                  f"{self._speed_limited_last} rad/s",
+                                  throttle_duration_sec=1.0)
 
     def _on_fast(self) -> None:
         for _ in range(_BATCH):
@@ -363,6 +414,9 @@ class TransmissionSim(FricNode):
         if self._clipped_period:
             worse(DiagnosticStatus.WARN, f"{self._clipped_period} effort commands clipped at "
                   f"the URDF effort limit, last: {self._clipped_last}")
+        if self._speed_limited_period:
+            worse(DiagnosticStatus.WARN, f"{self._speed_limited_period} steps cut back to the "
+                  f"joint speed limit, last: {self._speed_limited_last} rad/s")
         eta_f, eta_b = self.arm.efficiencies
         kv = [("simulated time [s]", f"{self.steps * self.h:.4f}"), ("steps", str(self.steps)),
               ("sigma_max(P)", f"{smax:.6g}"), ("sigma_max(P) at start", f"{self._smax0:.6g}"),
@@ -372,6 +426,7 @@ class TransmissionSim(FricNode):
               ("failed steps", str(self._step_errors)),
               ("command timeouts", str(self._timeouts)),
               ("effort commands clipped", str(self._clipped)),
+              ("steps at the speed limit", str(self._speed_limited)),
               ("end-stop steps", str(self.arm.stop_steps)),
               ("end-stop steps by impact projection", str(self.arm.stop_unconverged))]
         kv += self._rejects.key_values()
@@ -389,9 +444,13 @@ class TransmissionSim(FricNode):
                    (f"{j} bp, bn [N m s/rad]", f"{self.arm.bp[i]:.6g}, {self.arm.bn[i]:.6g}"),
                    (f"{j} backdrivable", str(bool(self.arm.backdrivable[i]))),
                    (f"{j} stuck", str(bool(st.stuck[i]))),
-                   (f"{j} effort limit [N m]", f"{self._effort[i]:g}"),
+                   (f"{j} effort limit [N m]", f"{self._effort[i]:g}"
+                    + (" (default)" if i in self._effort_default else "")),
+                   (f"{j} velocity limit [rad/s]", f"{self._bounds.velocity[i]:g}"
+                    + (" (default)" if j in self._bounds.velocity_defaulted else "")),
                    (f"{j} position [rad]", f"{q[i]:+.6f}")]
         self._clipped_period = 0
+        self._speed_limited_period = 0
         return status(f"{self.get_fully_qualified_name()}: arm", ",".join(self.joint_names),
                       level, problems, "ok", kv)
 
