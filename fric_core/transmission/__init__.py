@@ -2,7 +2,8 @@
 
 dai: the 1-DOF DAI (14), efficiencies (26)/(27), algorithm (44); gear_geometry: γ_u, γ_v of real
 gears (Sec. 3.2–3.4); projection: axproj (67); geared_arm: algorithm (69); urdf_dynamics: M(q),
-h(q, q̇), J(q) by Pinocchio (imported only when used).
+h(q, q̇), J(q) by Pinocchio (imported only when used); joint_bounds: the effort and speed limits
+and the angle wrap that keep a simulated arm bounded.
 """
 
 from . import gear_geometry
