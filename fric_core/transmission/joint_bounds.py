@@ -39,7 +39,18 @@ DEFAULT_VELOCITY_LIMIT = 10.0
 
 
 def wrap_angle(q: np.ndarray) -> np.ndarray:
-    """Angles mapped into (−π, π] (same shape; π stays π, −π becomes π)."""
+    """Angles mapped into (−π, π].
+
+    Parameters
+    ----------
+    q : array_like
+        Angles [rad].
+
+    Returns
+    -------
+    ndarray
+        The same angles modulo 2π in (−π, π], same shape (π stays π, −π becomes π).
+    """
     return math.pi - np.mod(math.pi - np.asarray(q, dtype=float), 2.0 * math.pi)
 
 
