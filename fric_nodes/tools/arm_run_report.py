@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["summarize_bag", "format_summary", "JOINT_STATE"]
+__all__ = ["summarize_bag", "summarize_records", "format_summary", "JOINT_STATE"]
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 
@@ -32,10 +32,14 @@ def summarize_bag(path: str | os.PathLike, topic: str = "/joint_states", *,
     ``joints`` (in the order first seen), ``joint_states`` (messages read), ``duration`` [s],
     ``rate_hz`` (mean over the duration), ``median_period`` [s], ``lost_states``,
     ``non_increasing_stamps``, ``time_base``, ``missing`` (messages lacking an entry per field,
-    or lacking a joint of ``joints``), ``messages`` (every topic's count). ``ValueError`` for a
-    path that is not a readable bag."""
+    or lacking a joint of ``joints``), ``messages`` (every topic's count), and ``malformed``
+    (messages whose bytes are not a JointState, skipped) when there are any. The messages are
+    decoded a batch at a time (:mod:`fric_nodes.tools.run_columns`, as the recorder does while
+    recording). ``ValueError`` for a path that is not a readable bag."""
     from rosbags.highlevel import AnyReader, AnyReaderError
     from rosbags.typesys import Stores, get_typestore
+
+    from .run_columns import Columns, JointStates, MemoryStore, window_start
 
     path = Path(path)
     try:
@@ -43,50 +47,76 @@ def summarize_bag(path: str | os.PathLike, topic: str = "/joint_states", *,
         reader.open()
     except (AnyReaderError, OSError) as e:
         raise ValueError(f"{path}: cannot open the bag: {e}") from None
-    joints: list[str] = []
-    known: set[str] = set()
-    missing = {"position": 0, "velocity": 0, "effort": 0, "joint": 0}
-    stamps, rx = [], []
-    out: dict[str, Any] = {"kind": "arm", "bag": str(path.resolve()), "topic": topic}
+    cols = Columns({"joint_states": JointStates(None)}, MemoryStore(), batch=1 << 16)
+    info = None
     try:
-        out["messages"] = {c.topic: int(c.msgcount) for c in reader.connections}
+        messages = {c.topic: int(c.msgcount) for c in reader.connections}
         conns = [c for c in reader.connections if c.topic == topic and c.msgtype == JOINT_STATE]
-        start = None
-        if conns and window > 0.0:
-            recorded = (reader.end_time - reader.start_time) * 1e-9
-            if recorded > window:
-                start = reader.end_time - int(window * 1e9)
-                out["window"] = {"analysed_s": window, "recorded_s": recorded}
-        last_names = None
-        # (connections=[] would read every topic's messages)
-        for conn, log_ns, raw in (reader.messages(connections=conns, start=start) if conns
-                                  else ()):
-            msg = reader.deserialize(raw, conn.msgtype)
-            names = list(msg.name)
-            if names != last_names:
-                last_names = names
-                for n in names:
-                    if n not in known:
-                        known.add(n)
-                        joints.append(n)
-            n = len(names)
-            for field in ("position", "velocity", "effort"):
-                if len(getattr(msg, field)) < n or n == 0:
-                    missing[field] += 1
-            if n < len(joints):
-                missing["joint"] += 1
-            st = msg.header.stamp
-            stamps.append(st.sec * 1_000_000_000 + st.nanosec)
-            rx.append(log_ns)
+        if conns:  # (connections=[] would read every topic's messages)
+            start, info = window_start(reader.start_time, reader.end_time, window)
+            push = cols.push
+            for _, log_ns, raw in reader.messages(connections=conns, start=start):
+                push("joint_states", log_ns, raw)
     finally:
         reader.close()
+    return summarize_records(cols.records("joint_states"), cols.decoders["joint_states"], path,
+                             topic, messages, info)
+
+
+def summarize_records(records: np.ndarray, decoder, bag: str | os.PathLike, topic: str,
+                      messages: Mapping[str, int], window: Mapping | None = None
+                      ) -> dict[str, Any]:
+    """:func:`summarize_bag`'s summary of decoded JointState records (``records``, in the order
+    received, of :class:`~fric_nodes.tools.run_columns.JointStates` ``decoder`` without a
+    joint; the recorder's own, or a bag's), with every topic's message count ``messages`` and
+    the ``window`` entry (None: the whole recording was read)."""
+    from .run_columns import MALFORMED
+
+    out: dict[str, Any] = {"kind": "arm", "bag": str(Path(bag).resolve()), "topic": topic,
+                           "messages": dict(messages)}
+    if window:
+        out["window"] = dict(window)
+    bad = records["ok"] == MALFORMED
+    if bad.any():
+        out["malformed"] = int(bad.sum())
+        records = records[~bad]
+    lid = records["layout"]
+    # the layouts in the order first seen, and the joints each adds to those known
+    used, first = np.unique(lid, return_index=True)
+    order = np.argsort(first)
+    used, first = used[order], first[order]
+    joints: list[str] = []
+    known: set[str] = set()
+    known_after = np.zeros(used.size, dtype=np.int64)  # joints known once a layout is seen
+    for i, layout in enumerate(used):
+        for name in decoder.names(int(layout)):
+            if name not in known:
+                known.add(name)
+                joints.append(name)
+        known_after[i] = len(joints)
+    missing = {"position": 0, "velocity": 0, "effort": 0, "joint": 0}
+    if lid.size:
+        n_names = np.array([len(decoder.names(int(k))) for k in used])
+        place = np.zeros(int(used.max()) + 1, dtype=np.intp)
+        place[used] = np.arange(used.size)
+        slot = place[lid]  # each message's layout's place in ``used``
+        per_layout = np.bincount(slot, minlength=used.size)
+        for i, layout in enumerate(used):
+            counts = decoder.counts(int(layout))
+            n = n_names[i]
+            for field, c in zip(("position", "velocity", "effort"), counts):
+                if c < n or n == 0:
+                    missing[field] += int(per_layout[i])
+        # joints known at each message: those of every layout first seen at or before it
+        seen_at = np.searchsorted(first, np.arange(lid.size), side="right") - 1
+        missing["joint"] = int(np.count_nonzero(n_names[slot] < known_after[seen_at]))
     out["joints"] = joints
-    out["joint_states"] = len(stamps)
+    out["joint_states"] = int(lid.size)
     out["missing"] = missing
-    ns = np.array(stamps, dtype=np.int64)
+    ns = records["stamp"].astype(np.int64)
     out["time_base"] = "header stamps"
     if ns.size and not ns.any():
-        ns = np.array(rx, dtype=np.int64)
+        ns = records["rx"].astype(np.int64)
         out["time_base"] = "receive times (every header stamp is zero)"
     t = (ns - ns[0]) * 1e-9 if ns.size else np.zeros(0)
     out["duration"] = float(t.max()) if t.size else 0.0

@@ -42,7 +42,6 @@ friction is recovered exactly wherever three consecutive setpoints were recorded
 
 from __future__ import annotations
 
-import array
 import json
 import math
 import os
@@ -51,7 +50,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["RunData", "empty_arrays", "save_run", "load_run", "read_bag", "bag_meta", "analyze",
+__all__ = ["RunData", "empty_arrays", "save_run", "load_run", "read_bag", "bag_meta", "columns_for",
+           "run_data", "analyze",
            "format_summary",
            "plot_run", "sign_changes", "hand_from_script", "align_script"]
 
@@ -124,25 +124,28 @@ def bag_meta(path: str | os.PathLike) -> dict:
 def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
              window: float = 0.0) -> RunData:
     """The :class:`RunData` of a recorded bag (``fric_recorder``'s ``run_bag``, or any rosbag2
-    bag with these topics), read message by message: ``joint_states`` of ``meta["joint_name"]``
-    (found by name in every message), entry ``meta["command_index"]`` of the command arrays,
-    ``force.x`` of the wrench, the hand force. Receive times (``*_rx``) are the bag's
-    timestamps, in seconds since the first message read. ``meta`` defaults to the recorder's
-    parameters stored in the bag (:func:`bag_meta`).
+    bag with these topics): ``joint_states`` of ``meta["joint_name"]`` (found by name in every
+    message), entry ``meta["command_index"]`` of the command arrays, ``force.x`` of the wrench,
+    the hand force. Receive times (``*_rx``) are the bag's timestamps, in seconds since the
+    first message read. ``meta`` defaults to the recorder's parameters stored in the bag
+    (:func:`bag_meta`). The messages are decoded a batch at a time
+    (:mod:`fric_nodes.tools.run_columns`, the recorder's own decoders: the same arrays as it
+    writes at the end of a run).
 
     ``window`` > 0 reads only the last ``window`` seconds (by bag timestamp) of a longer bag, so
     the memory of the arrays (14 float64 per 1 kHz cycle: 67 MB for 600 s) and the read-back
     time stay bounded however long the run was; ``meta["window"]`` then says what was read.
     Messages without the joint, or commands too short for ``command_index``, are skipped and
-    counted in ``meta["skipped"]``; the joints those messages carried are in
-    ``meta["joints_seen"]``. ``ValueError`` for a path that is not a readable bag."""
+    counted in ``meta["skipped"]`` (with messages whose bytes are not their type,
+    ``malformed``); the joints those messages carried are in ``meta["joints_seen"]``.
+    ``ValueError`` for a path that is not a readable bag."""
     from rosbags.highlevel import AnyReader, AnyReaderError
     from rosbags.typesys import Stores, get_typestore
 
+    from .run_columns import MemoryStore, window_start
+
     path = Path(path)
     meta = dict(bag_meta(path) if meta is None else meta)
-    joint = meta.get("joint_name", "stage_joint")
-    ci = int(meta.get("command_index", 0))
     topics = meta.get("bag_topics") or {k: v[1] for k, v in BAG_TOPICS.items()}
     store = get_typestore(Stores.ROS2_KILTED)
     try:
@@ -150,8 +153,7 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
         reader.open()
     except (AnyReaderError, OSError) as e:
         raise ValueError(f"{path}: cannot open the bag: {e}") from None
-    a = {k: array.array("d") for k in ARRAY_KEYS}  # 8 bytes a value (a list: 32)
-    skipped = {"joint_states_without_joint": 0, "short_commands": 0}
+    cols = columns_for(meta, MemoryStore(), batch=1 << 16)
     try:
         key_of = {}
         for c in reader.connections:
@@ -159,65 +161,82 @@ def read_bag(path: str | os.PathLike, meta: Mapping[str, Any] | None = None, *,
                 if topics.get(k) == c.topic and c.msgtype == msgtype:
                     key_of[c.id] = k
         conns = [c for c in reader.connections if c.id in key_of]
-        start = None
-        duration = (reader.end_time - reader.start_time) * 1e-9 if conns else 0.0
-        if window > 0.0 and duration > window:
-            start = reader.end_time - int(window * 1e9)
-            meta["window"] = {"analysed_s": window, "recorded_s": duration}
-        deser = reader.deserialize
-        base_rx = None
-        base_stamp = None
-        names, ji = None, -1
-        seen: dict[str, None] = {}  # joints of the messages skipped for lacking the joint
-        for conn, log_ns, raw in reader.messages(connections=conns, start=start):
-            if base_rx is None:
-                base_rx = log_ns
-            rx = (log_ns - base_rx) * 1e-9
-            k = key_of[conn.id]
-            msg = deser(raw, conn.msgtype)
-            if k == "joint_states":
-                if msg.name != names:
-                    names = list(msg.name)
-                    ji = names.index(joint) if joint in names else -1
-                if ji < 0 or len(msg.position) <= ji or len(msg.velocity) <= ji:
-                    skipped["joint_states_without_joint"] += 1
-                    if ji < 0:
-                        seen.update(dict.fromkeys(names))
-                    continue
-                st = msg.header.stamp
-                ns = st.sec * 1_000_000_000 + st.nanosec
-                base_stamp = ns if base_stamp is None else base_stamp
-                a["js_stamp"].append((ns - base_stamp) * 1e-9)
-                a["js_rx"].append(rx)
-                a["js_position"].append(float(msg.position[ji]))
-                a["js_velocity"].append(float(msg.velocity[ji]))
-                a["js_effort"].append(float(msg.effort[ji]) if len(msg.effort) > ji
-                                      else math.nan)
-            elif k in ("effort", "setpoint"):
-                if len(msg.data) <= ci:
-                    skipped["short_commands"] += 1
-                    continue
-                a[k + "_rx"].append(rx)
-                a[k].append(float(msg.data[ci]))
-            elif k == "wrench":
-                st = msg.header.stamp
-                ns = st.sec * 1_000_000_000 + st.nanosec
-                base_stamp = ns if base_stamp is None else base_stamp
-                a["wrench_stamp"].append((ns - base_stamp) * 1e-9)
-                a["wrench_rx"].append(rx)
-                a["wrench"].append(float(msg.wrench.force.x))
-            else:
-                a["hand_rx"].append(rx)
-                a["hand"].append(float(msg.data))
+        if conns:  # (connections=[] would read every topic)
+            start, info = window_start(reader.start_time, reader.end_time, window)
+            if info:
+                meta["window"] = info
+            push = cols.push
+            for conn, log_ns, raw in reader.messages(connections=conns, start=start):
+                push(key_of[conn.id], log_ns, raw)
+            cols.flush()
     finally:
         reader.close()
+    return run_data(cols, meta, path)
+
+
+def columns_for(meta: Mapping[str, Any], store, batch: int = 8192):
+    """The :class:`~fric_nodes.tools.run_columns.Columns` of a haptic recording with the
+    recorder's parameters ``meta`` (``joint_name``, ``command_index``), into ``store``."""
+    from .run_columns import Columns, decoder_for
+
+    joint = meta.get("joint_name", "stage_joint")
+    ci = int(meta.get("command_index", 0))
+    return Columns({k: decoder_for(k, joint, ci) for k in BAG_TOPICS}, store, batch=batch)
+
+
+def run_data(columns, meta: Mapping[str, Any], bag: str | os.PathLike,
+             start_ns: int | None = None) -> RunData:
+    """The :class:`RunData` of decoded records (``columns``: a
+    :class:`~fric_nodes.tools.run_columns.Columns` of :func:`columns_for`; those received at or
+    after ``start_ns``) with the recorder's parameters ``meta``, as :func:`read_bag` describes:
+    receive times from the first message, stamps from the first joint_states with the joint or
+    wrench, skipped messages counted, the bag's path in ``meta["bag"]``."""
+    from .run_columns import MALFORMED
+
+    meta = dict(meta)
+    joint = meta.get("joint_name", "stage_joint")
+    rec = {k: columns.records(k, start_ns) for k in BAG_TOPICS}
+    firsts = [int(r["rx"].min()) for r in rec.values() if r.size]
+    base_rx = min(firsts) if firsts else 0
+    js, wr = rec["joint_states"], rec["wrench"]
+    js_ok, wr_ok = js["ok"] == 1, wr["ok"] == 1
+    starts = [(int(r["rx"][ok][0]), i, int(r["stamp"][ok][0]))
+              for i, (r, ok) in enumerate(((js, js_ok), (wr, wr_ok))) if ok.any()]
+    base_stamp = min(starts)[2] if starts else None
+    a: dict[str, np.ndarray] = {}
+
+    def rx(r: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        return (r["rx"][ok] - base_rx) * 1e-9
+
+    a["js_stamp"] = (js["stamp"][js_ok] - (base_stamp or 0)) * 1e-9
+    a["js_rx"] = rx(js, js_ok)
+    for f in ("position", "velocity", "effort"):
+        a["js_" + f] = js[f][js_ok]
+    for k in ("effort", "setpoint", "hand"):
+        ok = rec[k]["ok"] == 1
+        a[k + "_rx"] = rx(rec[k], ok)
+        a[k] = rec[k]["value"][ok]
+    a["wrench_stamp"] = (wr["stamp"][wr_ok] - (base_stamp or 0)) * 1e-9
+    a["wrench_rx"] = rx(wr, wr_ok)
+    a["wrench"] = wr["value"][wr_ok]
+    skipped_js = js["ok"] == 0
     meta["stamp_base_ns"] = base_stamp
-    meta["skipped"] = skipped
+    meta["skipped"] = {
+        "joint_states_without_joint": int(np.count_nonzero(skipped_js)),
+        "short_commands": int(sum(np.count_nonzero(rec[k]["ok"] == 0)
+                                  for k in ("effort", "setpoint"))),
+        "malformed": int(sum(np.count_nonzero(r["ok"] == MALFORMED) for r in rec.values()))}
+    seen: dict[str, None] = {}  # joints of the messages skipped for lacking the joint
+    lids, first = np.unique(js["layout"][skipped_js], return_index=True)
+    dec = columns.decoders["joint_states"]
+    for lid in lids[np.argsort(first)]:
+        names = dec.names(int(lid))
+        if joint not in names:
+            seen.update(dict.fromkeys(names))
     if seen:
         meta["joints_seen"] = list(seen)
-    meta["bag"] = str(path)
-    return RunData({k: np.frombuffer(v, dtype=float) if len(v) else np.zeros(0)
-                    for k, v in a.items()}, meta)
+    meta["bag"] = str(bag)
+    return RunData(a, meta)
 
 
 # -- helpers ----------------------------------------------------------------------------------
