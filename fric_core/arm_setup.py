@@ -14,9 +14,16 @@ initial positions
     0 where 0 lies at least :data:`LIMIT_MARGIN` inside the limits, else mid-range (the Panda's
     joint 4, range [−3.07, −0.07] rad, starts at −1.57).
 gains
-    A PD of bandwidth ω = :data:`BANDWIDTH` and damping ratio ζ = :data:`DAMPING_RATIO` on each
-    joint's own inertia at the initial pose, M_ii(q₀) + rotor inertia (the diagonal of the URDF's
-    mass matrix): k_p = M_ii ω², k_d = 2 ζ M_ii ω (the rule the bundled arms' files state).
+    A PD of bandwidth ω = :data:`BANDWIDTH` and damping ratio ζ = :data:`DAMPING_RATIO` on the
+    inertia each joint feels with the others free, m_i = 1 / (M⁻¹)_ii with M the URDF's mass
+    matrix + rotor inertia, the smallest over the sinusoid's start, centre and far end:
+    k_p = m_i ω², k_d = 2 ζ m_i ω. Not the diagonal M_ii the bundled arms' files use: where two
+    axes are parallel (a Panda's joints 1 and 3 at q₂ = 0) M_ii puts the joints' relative mode at
+    7.8 ω (233 rad/s for the test arm of test/own_arm_urdf.py), which the chain's 500 Hz loop
+    with a step of delay does not hold (its tracking error reached 0.2 rad); with m_i every mode
+    of M⁻¹K stays within 0.09–1.45 ω at those poses (measured on that arm and on arm7; the
+    slowest is the arm turning about a vertical axis two soft parallel joints share, which the
+    tracker's feed-forward carries).
 effort limits
     The URDF's ``<limit effort>``; where it is absent or 0 (continuous joints may have none),
     k_p × 1 rad + 2 |g_i(q₀)|: the PD's effort at a 1 rad error plus twice the gravity torque, a
@@ -68,7 +75,7 @@ class ArmSetup:
     lower: np.ndarray
     upper: np.ndarray
     initial_positions: np.ndarray
-    #: M_ii(q₀) + rotor inertia [kg m² or kg]
+    #: 1 / (M⁻¹)_ii, M with rotor inertia, the least over the sinusoid's poses [kg m² or kg]
     inertia: np.ndarray
     kp: np.ndarray
     kd: np.ndarray
@@ -116,7 +123,7 @@ class ArmSetup:
         for i, j in enumerate(self.joints):
             unit = "m" if self.kinds[i] == "prismatic" else "rad"
             lines.append(f"  {j}: range [{self.lower[i]:.3g}, {self.upper[i]:.3g}] {unit}, start "
-                         f"{self.initial_positions[i]:.3g}, M_ii {self.inertia[i]:.3g}, kp "
+                         f"{self.initial_positions[i]:.3g}, inertia {self.inertia[i]:.3g}, kp "
                          f"{self.kp[i]:.3g}, kd {self.kd[i]:.3g}, max effort "
                          f"{self.max_effort[i]:.3g}"
                          + (" (default: the URDF gives none)" if j in self.effort_defaulted
@@ -126,19 +133,17 @@ class ArmSetup:
         return lines + [f"  note: {n}" for n in self.notes]
 
 
-def _urdf_text(urdf: str) -> tuple[str, str]:
-    """(source, XML text) of a URDF path or bundled name."""
-    from .transmission.urdf_dynamics import UrdfError, bundled_urdf
+def _urdf_path(urdf: str) -> str:
+    """The file of a URDF path or bundled name (as :class:`UrdfDynamics` finds it)."""
+    from .transmission.urdf_dynamics import bundled_urdf
 
     path = Path(urdf)
     if not path.is_file() and not str(urdf).endswith(".urdf") and os.sep not in str(urdf):
-        path = bundled_urdf(str(urdf))
-    if not path.is_file():
-        raise UrdfError(f"urdf: no such file: {str(urdf)!r}")
-    try:
-        return str(path), path.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise UrdfError(f"urdf: cannot read {path}: {e.strerror}") from None
+        try:
+            path = bundled_urdf(str(urdf))
+        except (LookupError, ValueError):
+            pass
+    return str(path)
 
 
 def mimic_masters(xml: str) -> dict[str, str]:
@@ -169,8 +174,12 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
                          f"{rotor_inertia!r}")
     from_file = xml is None
     if from_file:
-        source, xml = _urdf_text(urdf)
-        full = UrdfDynamics(source, gravity=gravity)
+        full = UrdfDynamics(urdf, gravity=gravity)  # checks the file (and its size) first
+        source = _urdf_path(urdf)
+        try:
+            xml = Path(source).read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise UrdfError(f"urdf: cannot read {source}: {e.strerror}") from None
     else:
         source = urdf or "<robot_description>"
         full = UrdfDynamics.from_xml(xml, gravity=gravity)
@@ -229,9 +238,12 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
     q0 = np.array([start(j) for j in chosen])
     lower = np.array([lo[j] for j in chosen])
     upper = np.array([hi[j] for j in chosen])
-    M = dyn.mass_matrix(q0)
-    inertia = np.diag(M).copy() + float(rotor_inertia)
     w, zeta = BANDWIDTH, DAMPING_RATIO
+    amp = _sine_amplitudes(dyn, chosen, kind, q0, lower, upper)
+    inertia = np.full(n, np.inf)
+    for q in (q0, q0 + amp, q0 + 2.0 * amp):  # start, centre and far end of the sinusoid
+        M = dyn.mass_matrix(q) + float(rotor_inertia) * np.eye(n)
+        inertia = np.minimum(inertia, 1.0 / np.diag(np.linalg.inv(M)))
     kp = inertia * w * w
     kd = 2.0 * zeta * inertia * w
     g = np.abs(dyn.gravity_torque(q0))
@@ -246,11 +258,20 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
     if over:
         notes.append(f"gravity at the start pose exceeds the effort limit of {over}: the arm "
                      "cannot hold itself there")
-    # the sinusoid: from q0 towards the side with more room
-    vel_limit = np.array([model_velocity_limit(dyn, j) for j in chosen])
-    amp = np.empty(n)
-    for i in range(n):
-        if kind[chosen[i]] == "continuous":
+    return ArmSetup(urdf=source, joints=tuple(chosen), left_out=tuple(left_out),
+                    kinds=tuple(kind[j] for j in chosen), lower=lower, upper=upper,
+                    initial_positions=q0, inertia=inertia, kp=kp, kd=kd, max_effort=effort,
+                    effort_defaulted=tuple(defaulted), sine_center=q0 + amp,
+                    sine_amplitude=amp, sine_frequency=SINE_FREQUENCY,
+                    rotor_inertia=float(rotor_inertia), notes=tuple(notes))
+
+
+def _sine_amplitudes(dyn, chosen, kind, q0, lower, upper) -> np.ndarray:
+    """Signed amplitudes A of ``q = q0 + A (1 − cos 2πft)``: towards the side with more room,
+    min(MAX_AMPLITUDE, 0.4 × room), slowed to the URDF's velocity limit."""
+    amp = np.empty(len(chosen))
+    for i, j in enumerate(chosen):
+        if kind[j] == "continuous":
             room, sign = math.inf, 1.0
         else:
             up = upper[i] - LIMIT_MARGIN - q0[i]
@@ -258,15 +279,11 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
             room, sign = (up, 1.0) if up >= down else (down, -1.0)
         a = min(MAX_AMPLITUDE, 0.4 * max(room, 0.0))
         vmax = 2.0 * math.pi * SINE_FREQUENCY * a
-        if vel_limit[i] > 0.0 and vmax > vel_limit[i]:
-            a *= vel_limit[i] / vmax
+        vel = model_velocity_limit(dyn, j)
+        if vel > 0.0 and vmax > vel:
+            a *= vel / vmax
         amp[i] = sign * a
-    return ArmSetup(urdf=source, joints=tuple(chosen), left_out=tuple(left_out),
-                    kinds=tuple(kind[j] for j in chosen), lower=lower, upper=upper,
-                    initial_positions=q0, inertia=inertia, kp=kp, kd=kd, max_effort=effort,
-                    effort_defaulted=tuple(defaulted), sine_center=q0 + amp,
-                    sine_amplitude=amp, sine_frequency=SINE_FREQUENCY,
-                    rotor_inertia=float(rotor_inertia), notes=tuple(notes))
+    return amp
 
 
 def model_velocity_limit(dyn, joint: str) -> float:

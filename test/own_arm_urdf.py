@@ -65,3 +65,23 @@ def write_own_arm_urdf(path, gripper: bool = True) -> Path:
     path = Path(path)
     path.write_text(own_arm_urdf(gripper), encoding="utf-8")
     return path
+
+
+#: A true friction for the own arm (joint_friction.yaml layout): asymmetric Coulomb + viscous,
+#: shoulder a few N m, wrist tenths (the bundled arm7's magnitudes, config/arm7_true_friction.yaml)
+OWN_FRICTION = {
+    "own_joint1": (2.0, 1.8, 1.2, 1.4), "own_joint2": (2.5, 2.2, 1.5, 1.3),
+    "own_joint3": (1.5, 1.3, 0.9, 1.0), "own_joint4": (1.6, 1.9, 1.0, 0.8),
+    "own_joint5": (0.5, 0.45, 0.3, 0.35), "own_joint6": (0.4, 0.35, 0.2, 0.2),
+    "own_joint7": (0.25, 0.3, 0.1, 0.12),
+}
+
+
+def write_own_friction(path) -> Path:
+    """Write :data:`OWN_FRICTION` as a joint_friction.yaml (model asymmetric) and return it."""
+    path = Path(path)
+    lines = ["model: asymmetric", "joints:"]
+    lines += [f"  {j}: {{Cp: {cp}, Cn: {cn}, bp: {bp}, bn: {bn}}}"
+              for j, (cp, cn, bp, bn) in OWN_FRICTION.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
