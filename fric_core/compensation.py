@@ -502,8 +502,20 @@ class FrictionCompensator:
                              f"{max_effort!r}")
         self.max_effort[:] = m
 
-    def reset(self) -> None:
-        """Back to rest: no tension, the next position starts the played position."""
+    def reset(self, joints=None) -> None:
+        """Back to rest: no tension, the next position starts the played position.
+
+        Parameters
+        ----------
+        joints : array_like of bool or int, optional
+            Only these joints (a mask or indices): their tension and estimate go to 0, the
+            played position stays where it is (the others are untouched). None: all joints.
+        """
+        if joints is not None:
+            for a in (self.e, self.estimate, self.compensation):
+                a[joints] = 0.0
+            self.stuck[joints] = False
+            return
         self.e[:] = 0.0
         self.estimate[:] = 0.0
         self.compensation[:] = 0.0
@@ -573,6 +585,10 @@ class FrictionCompensator:
             else:
                 np.maximum(cp, cn, out=a)
             np.maximum(a, self._floor, out=a)
+            # a joint without any friction at this load (levels 0, slopes 0): nothing to
+            # render, its identified K (the floor is 0 there: K = 0 would make Z infinite)
+            np.less_equal(a, 0.0, out=self._mp)
+            np.copyto(a, self._level0, where=self._mp)
             a /= self._level0
             a *= self.K
             self._set_constants(a)

@@ -14,12 +14,15 @@ rigid body ``fric identify --dynamics identify`` fitted, the ``rigid_body:`` sec
 identified ones reproduce the torques the arm measured),
 is published on each controller command (``publish_on: command``, the default: a controller that
 answers the same joint_states is forwarded without a cycle of delay), or on each joint_states
-(``publish_on: joint_states``, with the latest command); without fresh commands on each
-joint_states (the compensation alone). Bad messages (missing joint, NaN, wrong length,
-implausible) are rejected, counted and never forwarded. Watchdog: no valid joint_states for
-``watchdog_timeout`` → zero effort once, element reset; commands older than that → the
-compensation alone, or with ``require_command`` zero effort once and nothing until they resume.
-At shutdown: zero effort.
+(``publish_on: joint_states``, with the latest command). Bad messages (missing joint, NaN,
+wrong length, implausible, a header stamp not after the last accepted one: out of order, a
+duplicate, another publisher's older stream; :class:`~fric_nodes.stamp_gate.StampGate`) are
+rejected, counted and never forwarded; two publishers of the compensated joints are reported.
+Watchdog: no valid joint_states for ``watchdog_timeout`` → zero effort once, element reset;
+commands older than that (the controller died) → zero effort once and nothing until they resume
+(``require_command: true``, the default), or the compensation alone (``require_command:
+false``: hand guiding, no controller). Never a non-finite value: one would be replaced by 0,
+counted and logged. At shutdown: zero effort.
 """
 
 from __future__ import annotations
@@ -42,14 +45,19 @@ from fric_interfaces.conversions import (CommandReader, Float64ArrayWriter, Inpu
                                          JointStateReader)
 from fric_interfaces.parameters import LIFECYCLE_SPECS, SCHEDULING_SPECS, ParamSpec
 from fric_nodes._lifecycle import ManagedNode, lifecycle_done
+from fric_nodes.own_arm import ARM_SETUP_SPEC, arm_setup_overrides
 from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
                                    friction_laws_text, rejected_change, run_node, sleep_ok,
-                                   unused_overrides)
-from fric_nodes.compensator_diagnostics import CompensatorStats, compensator_status
+                                   unused_overrides, wall_clock_ns)
+from fric_nodes.compensator_diagnostics import (CompensatorStats, compensator_status,
+                                                joint_uses, same_joints_problem, uses_text)
+from fric_nodes.renderer_diagnostics import LazyRejectLog
+from fric_nodes.stamp_gate import StampGate
 
 __all__ = ["SPECS", "LIVE", "FrictionCompensatorNode", "main"]
 
 _NM = "N·m (N for a prismatic joint)"
+_IMPLAUSIBLE = "{}: {} {:.6g} of joint {!r} is beyond {} {:g}"
 
 SPECS = (
     ParamSpec("joints", ["joint1"], "joints to compensate, matched by name in joint_states; "
@@ -66,8 +74,10 @@ SPECS = (
               "command goes out without waiting a cycle), otherwise on each joint_states; "
               "joint_states: always on each joint_states (the latest command)", read_only=True,
               choices=("command", "joint_states")),
-    ParamSpec("require_command", False, "true: without fresh commands publish zero effort once "
-              "and then nothing; false: publish the compensation alone"),
+    ParamSpec("require_command", True, "true (the safe default): without fresh commands (none "
+              "for watchdog_timeout: the controller died) publish zero effort once and then "
+              "nothing until they resume; false: hand guiding without a controller, publish the "
+              "compensation (and gravity) alone"),
     ParamSpec("enable", [True], "compensate this joint (one value for all joints, or one per "
               "joint)", list_of=bool),
     ParamSpec("scale", [1.0], "fraction of the friction estimate added (one value, or one per "
@@ -80,7 +90,8 @@ SPECS = (
     ParamSpec("max_position", 1000.0, "plausibility limit of the joint positions: a "
               "joint_states message beyond it is rejected", unit="rad, or m", min=1e-6),
     ParamSpec("watchdog_timeout", 0.1, "no valid joint_states (or commands) this long: zero "
-              "effort once (commands: see require_command)", unit="s", min=0.002, max=60.0),
+              "effort once (commands: see require_command); also the largest stamp jump "
+              "accepted", unit="s", min=0.002, max=60.0),
     ParamSpec("dt", 0.001, "element step = the joint_states period", unit="s", min=1e-5,
               max=0.1, read_only=True),
     ParamSpec("gravity", "none", "add a gravity torque g(q): none; urdf (the URDF's inertias); "
@@ -112,6 +123,7 @@ SPECS = (
               unit="s", min=1e-4, max=1e6, read_only=True),
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.1, max=60.0,
               read_only=True),
+    ARM_SETUP_SPEC,
 ) + SCHEDULING_SPECS + LIFECYCLE_SPECS
 
 #: parameters that may change while running
@@ -135,8 +147,11 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
     default_name = names.FRICTION_COMPENSATOR
 
     def _setup(self) -> None:
+        derived = arm_setup_overrides(self, "friction_compensator")
         v = declare_params(self, SPECS)
         self._specs = {s.name: s for s in SPECS}
+        for line in derived:
+            self.get_logger().info(line)
         joints = self._joints = tuple(v["joints"])
         if not joints or len(set(joints)) != len(joints):
             raise ValueError(f"joints: expected distinct joint names, got {list(joints)}")
@@ -175,10 +190,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
                 self._gravity = lambda q: ig.torque(q, out=buf)  # no allocation per step
             else:
                 self._gravity = self._dyn.gravity_torque
-        if gear and self._gear_load == "none":
-            self.get_logger().warning(
-                f"joint_friction: joints {gear} have gear efficiencies; with gear_load none "
-                "only their Coulomb/viscous part is compensated")
+        self._uses = joint_uses(joints, friction, self._gear_load)
         K = list(v["K"])
         kw = dict(resolution=_per_joint("encoder_resolution", v["encoder_resolution"], n),
                   K=_per_joint("K", K, n) if K else None,
@@ -199,10 +211,21 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._cmd = np.zeros(n)
         self._zero = np.zeros(n)
         self._load = np.zeros(n)
+        self._finite = np.zeros(n, dtype=bool)
         self._writer = Float64ArrayWriter()
         self._stats = CompensatorStats()
-        self._states_rej = RejectLog(self.get_logger(), "joint_state")
-        self._cmds_rej = RejectLog(self.get_logger(), "command")
+        # joint_states at up to 1 kHz: a rejection costs no more than a step (LazyRejectLog)
+        self._states_rej = LazyRejectLog(self.get_logger(), "joint_state",
+                                         key_prefix="joint_states")
+        self._cmds_rej = RejectLog(self.get_logger(), "command", key_prefix="commands")
+        # header stamps: out of order, duplicates, wrong jumps. No stale-after-trip rule (the
+        # renderer's): after a stall longer than watchdog_timeout a resumed stream continues its
+        # stamps and is compensated at once (a leftover of a dead one steps the element from
+        # rest: zero compensation)
+        self._stamps = StampGate(float(v["dt"]) * 1e9, stale_after_trip=False)
+        self._now_ns = wall_clock_ns(self)
+        self._said_non_finite = False
+        self._said_same_joints = False
         self._sat_last = np.zeros(n, dtype=np.int64)
         self._last_state = None  # monotonic ns of the last valid joint_states
         self._last_cmd = None  # monotonic ns of the last valid command
@@ -211,8 +234,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._active = False  # lifecycle state active: publishing
         self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
                                           qos.CONTROL_PUB)
-        self.create_subscription(JointState, names.JOINT_STATES, self._on_joint_state,
-                                 qos.CONTROL_SUB)
+        self._state_sub = self.create_subscription(JointState, names.JOINT_STATES,
+                                                   self._on_joint_state, qos.CONTROL_SUB)
         sub = self.create_subscription(Float64MultiArray, v["command_topic"], self._on_command,
                                        qos.CONTROL_SUB)
         self._command_topic = sub.topic_name
@@ -234,9 +257,18 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             + {"none": "", "urdf": ", gravity from the URDF",
                "identified": ", the identified gravity (rigid_body of the joint_friction file)"}[
                 v["gravity"]]
-            + ("" if self._gear_load == "none" else f", gear load: {self._gear_load}"))
-        self.get_logger().info("friction laws (each joint's total curve, offset included): "
-                               + friction_laws_text(joints, friction, offset=True))
+            + ("" if self._gear_load == "none" else f", gear load: {self._gear_load}")
+            + ("; without fresh commands: zero effort (require_command)" if self._require else
+               "; without fresh commands: the compensation alone (require_command false: hand "
+               "guiding)"))
+        # one line: what is rendered of the file and what is left out (a warning if anything is)
+        laws = ("friction laws (each joint's total curve, offset included): "
+                + friction_laws_text(joints, friction, offset=True) + " | "
+                + uses_text(self._uses))
+        if any(u.gear_dropped or u.undetermined for u in self._uses):
+            self.get_logger().warning(laws)
+        else:
+            self.get_logger().info(laws)
 
     def _apply_live(self, v: dict) -> None:
         n = self._n
@@ -279,29 +311,44 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             self.get_logger().info("commands resumed")
         if self._on_cmd and self._last_state is not None and not self._tripped and \
                 self._active:
-            self._out.publish(self._writer.fill(self._comp.with_command(self._cmd)))
-            self._stats.published += 1
-            self._housekeeping.after_output()
+            self._send(self._comp.with_command(self._cmd))
 
     def _command_fresh(self, now: int) -> bool:
         return self._last_cmd is not None and now - self._last_cmd <= self._timeout_ns
 
     def _on_joint_state(self, msg: JointState) -> None:
+        st = self._stats
         try:
             self._reader.read(msg)
         except InputError as e:
-            self._states_rej.add(e.kind, f"joint_states: {e}")
+            if e.kind == "missing_joint":
+                st.foreign_period += 1  # another device's joints (a gripper), or ours missing
+            self._states_rej.add(e.kind, "joint_states: {}", e)
             return
         p = self._reader.position
         if max(map(abs, p.tolist())) > self._max_position:
             i = int(np.abs(p).argmax())
-            self._states_rej.add("implausible", f"joint_states: position {p[i]:.6g} of joint "
-                                 f"{self._joints[i]!r} is beyond max_position "
-                                 f"{self._max_position:g}")
+            self._states_rej.add("implausible", _IMPLAUSIBLE, "joint_states", "position",
+                                 float(p[i]), self._joints[i], "max_position",
+                                 self._max_position)
             return
         now = time.monotonic_ns()
+        gate = self._stamps
+        rejected = gate.check(msg.header.stamp, self._now_ns(), now, self._timeout_ns)
+        if rejected is not None:  # out of order, duplicate, another publisher's older stream
+            reason, text, args = rejected
+            st.stamp_rejected_period += 1
+            self._states_rej.add(reason, text, "joint_states", *args)
+            return
+        lost = gate.accept()
+        if gate.anchored:  # the first input of this run was the odd one
+            st.reanchors += 1
+            self.get_logger().warning(
+                f"joint_states: stamps re-anchored at {gate.t} ns (the first input after the "
+                f"start or a watchdog trip was stamped {gate.anchor_shift_ns * 1e-9:+.6g} s "
+                "away from the stream)", throttle_duration_sec=1.0)
+        st.lost += lost
         self._last_state = now
-        st = self._stats
         st.accepted += 1
         st.accepted_period += 1
         if not self._active:
@@ -317,9 +364,31 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             return  # the element keeps tracking the joint; nothing is forwarded
         if fresh and self._on_cmd:
             return  # the next command goes out with this step's compensation
+        self._send(out)
+
+    def _send(self, out: np.ndarray) -> None:
+        """Publish an output. A non-finite entry (none is expected: every law the file may hold
+        gives finite output) is replaced by 0 on its joint, counted, logged once, and that
+        joint's element restarts from rest."""
+        if not np.isfinite(out, out=self._finite).all():
+            self._non_finite(out)
         self._out.publish(self._writer.fill(out))
-        st.published += 1
+        self._stats.published += 1
         self._housekeeping.after_output()
+
+    def _non_finite(self, out: np.ndarray) -> None:
+        bad = ~self._finite
+        st = self._stats
+        st.non_finite += 1
+        st.non_finite_period += 1
+        if not self._said_non_finite:
+            self._said_non_finite = True
+            self.get_logger().error(
+                f"output not finite on joints {[j for j, b in zip(self._joints, bad) if b]} "
+                f"({out[bad].tolist()}): 0 published on them instead and their element reset "
+                "(counted in /diagnostics: non-finite outputs; logged once)")
+        out[bad] = 0.0
+        self._comp.reset(bad)
 
     def _gear_load_torque(self, p: np.ndarray, fresh: bool):
         """τ_load of the gear model's levels: the torque wanted at the joint (the command, plus
@@ -362,6 +431,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         if now - self._last_state > self._timeout_ns:
             self._tripped = True
             self._stats.state_trips += 1
+            self._stamps.trip()
             self._comp.reset()
             self._out.publish(self._writer.fill(self._zero))
             self.get_logger().warning(
@@ -395,11 +465,24 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._comp.reset()
         self._cmd[:] = 0.0
         self._last_state = self._last_cmd = None
+        self._stamps.reset()
         self._tripped = self._cmd_tripped = False
 
     @property
     def compensator(self) -> FrictionCompensator:
         return self._comp
+
+    def _say_same_joints(self, publishers: int) -> None:
+        """Log once (again after it cleared) that two publishers carry the compensated joints:
+        two devices or a leftover process in one ROS domain; their states would be mixed."""
+        same = same_joints_problem(self._stats, publishers)
+        if same and not self._said_same_joints:
+            self.get_logger().error(
+                f"{publishers} publishers on {self._state_sub.topic_name} carry the compensated "
+                f"joints {list(self._joints)}: two devices (or a leftover process) in one ROS "
+                "domain? Messages whose stamps are not after the last accepted one are rejected; "
+                "the others are mixed (see /diagnostics)")
+        self._said_same_joints = same
 
     @property
     def watchdog_tripped(self) -> bool:
@@ -441,6 +524,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._sat_last[:] = c.saturated
         cmd_state = ("absent" if self._last_cmd is None else
                      "fresh" if self._command_fresh(now) else "stale")
+        publishers = self._state_sub.get_publisher_count()  # once per period: a graph query
+        self._say_same_joints(publishers)
         st = compensator_status(
             self._stats, self._states_rej, self._cmds_rej,
             name=f"{self.get_fully_qualified_name()}: friction compensation",
@@ -450,7 +535,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             timeout_s=self._timeout_ns * 1e-9, max_effort=self._max_effort, gain=c.gain,
             estimate=c.estimate, saturated=c.saturated, saturated_steps=c.saturated_steps,
             sat_period=sat_period, command_topic=self._command_topic,
-            gravity=self._values["gravity"])
+            gravity=self._values["gravity"], uses=self._uses,
+            state_topic=self._state_sub.topic_name, publishers=publishers)
         state = self.lifecycle_state
         st.values.append(KeyValue(key="lifecycle state", value=state))
         if not self._active:

@@ -12,9 +12,14 @@ element see the joint jump back and forth every cycle. The rules:
   receipts (monotonic clock), forwards or backwards: a wrong stamp, rejected (``stamp_jump``,
   or ``stamp_not_increasing`` backwards) — unless the last accepted input was the first of its
   run (after the start or a watchdog trip), which had no history to be checked against: then
-  the stream re-anchors on this one;
+  the stream re-anchors on this one, once per run, and not when the first input's stamp was
+  within ``timeout`` of its receive time and this one's is not (two interleaved streams, one of
+  them stale: the live one keeps the anchor whichever came first; without the once-per-run
+  rule they would take it from each other on every message);
 * the first input after a watchdog trip with a stamp within ``timeout`` after the last stamp
-  before the trip: a leftover of the stream that stopped (``stamp_stale``);
+  before the trip: a leftover of the stream that stopped (``stamp_stale``; optional: a stream
+  that resumes after a stall continues its stamps and is rejected the same way until they are
+  ``timeout`` past the trip);
 * stamp 0 (unstamped publishers): the receive time is used instead.
 
 No ROS: stamps are objects with ``sec`` and ``nanosec`` (``builtin_interfaces/Time``), times
@@ -46,6 +51,9 @@ class StampGate:
     dt_ns
         The stream's period [ns]: an accepted stamp more than 1.5 periods after the last one
         counts the periods in between as lost (:meth:`accept`).
+    stale_after_trip
+        Apply the ``stamp_stale`` rule after a :meth:`trip` (the renderer: a dead device's
+        leftover must not render an effort from rest).
 
     Attributes
     ----------
@@ -59,8 +67,9 @@ class StampGate:
         Monotonic receipt time [ns] of the last accepted input (None: none yet).
     """
 
-    def __init__(self, dt_ns: float):
+    def __init__(self, dt_ns: float, stale_after_trip: bool = True):
         self.dt_ns = float(dt_ns)
+        self.stale_after_trip = bool(stale_after_trip)
         self.gap_ns = 1.5 * self.dt_ns
         self.t = 0
         self.stamped = False
@@ -68,7 +77,10 @@ class StampGate:
         self.anchor_shift_ns = 0
         self.last_mono: int | None = None
         self._mono = 0
+        self._rx = 0
+        self._timeout = 0
         self._anchor = False
+        self._last_live = False  # the last accepted stamp was within the timeout of its receipt
         self.reset()
 
     def reset(self) -> None:
@@ -81,7 +93,7 @@ class StampGate:
     def trip(self) -> None:
         """The watchdog tripped: the next input starts a new run; one stamped within the
         timeout after the last accepted stamp is a leftover (``stamp_stale``)."""
-        if self.last_t >= 0:
+        if self.last_t >= 0 and self.stale_after_trip:
             self.trip_t = self.last_t
         self.last_t = -1
         self.run_accepted = 0
@@ -103,6 +115,8 @@ class StampGate:
             t = rx_ns
         self.t = t
         self._mono = mono_ns
+        self._rx = rx_ns
+        self._timeout = timeout_ns
         self._anchor = False
         last = self.last_t
         if last < 0:
@@ -113,7 +127,7 @@ class StampGate:
         passed = mono_ns - self.last_mono
         excess = (t - last) - passed
         if excess > timeout_ns or (t <= last and -excess > timeout_ns):
-            if self.run_accepted != 1:
+            if self.run_accepted != 1 or (self._last_live and abs(rx_ns - t) > timeout_ns):
                 return ("stamp_jump" if t > last else "stamp_not_increasing", STAMP_JUMP,
                         (t, (t - last) * 1e-9, last, passed * 1e-9))
             self._anchor = True  # the first input of this run was the odd one: re-anchor
@@ -130,11 +144,12 @@ class StampGate:
         self.anchored = self._anchor
         if self._anchor:
             self.anchor_shift_ns = last - t
-            self.run_accepted = 0
+            self.run_accepted = 1  # anchored: no second re-anchor in this run
         elif last >= 0 and t - last > self.gap_ns:
             lost = int(round((t - last) / self.dt_ns)) - 1
         self.last_t = t
         self.trip_t = -1
         self.run_accepted += 1
         self.last_mono = self._mono
+        self._last_live = abs(self._rx - t) <= self._timeout
         return lost

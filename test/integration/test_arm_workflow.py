@@ -224,9 +224,12 @@ def test_a_load_below_breakaway_does_not_move_a_compensated_joint(env, tmp_path)
     assert fr["joint2"].eta_b * 0.6 < 0.5 * fr["joint2"].Cp
     log = open(tmp_path / "hold.log", "w")
     common = ["--ros-args", "--params-file", str(PARAMS), "-p", f"joint_friction:={TRUE}"]
-    procs = [subprocess.Popen([sys.executable, "-m", f"fric_nodes.{m}", *common], env=env,
-                              cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-             for m in ("transmission_sim", "friction_compensator")]
+    # no controller: the compensator publishes the compensation alone only when told to (hand
+    # guiding, require_command false; its default is zero effort without commands)
+    procs = [subprocess.Popen([sys.executable, "-m", f"fric_nodes.{m}", *common, *extra],
+                              env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+             for m, extra in (("transmission_sim", []),
+                              ("friction_compensator", ["-p", "require_command:=false"]))]
     ctx = Context()
     rclpy.init(context=ctx, domain_id=int(env["ROS_DOMAIN_ID"]))
     node = rclpy.create_node("hold_test", context=ctx)

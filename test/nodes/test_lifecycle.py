@@ -298,7 +298,8 @@ def test_compensator_lifecycle_deactivate_zeroes_effort(ros, procs, tmp_path):
     ns = "/lc_comp"
     proc = _start("friction_compensator", ns, "autostart:=false", "joints:=[a]",
                   f"joint_friction:={path}", f"dt:={P}", "publish_on:=joint_states",
-                  "watchdog_timeout:=0.5")
+                  "watchdog_timeout:=0.5",
+                  "require_command:=false")  # no controller here: hand guiding
     procs.append(proc)
     c = Client("lc_comp_test", f"{ns}/friction_compensator")
     efforts: list[tuple[float, float]] = []
