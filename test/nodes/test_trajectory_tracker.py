@@ -299,7 +299,8 @@ def test_arm_friction_launch_wires_the_chain_and_its_parameters_are_accepted(arm
 
     def params_of(spec):
         cmd = spec.cmd
-        return {cmd[i + 1].split(":=")[0]: cmd[i + 1].split(":=", 1)[1]
+        # each value as the node reads it (rcl parses a -p value as YAML: '...' is a string)
+        return {cmd[i + 1].split(":=")[0]: yaml.safe_load(cmd[i + 1].split(":=", 1)[1])
                 for i, a in enumerate(cmd) if a == "-p"}
 
     off = parse_launch("arm_friction.launch.xml", {"arm": arm})
