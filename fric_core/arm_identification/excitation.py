@@ -25,7 +25,15 @@ far above that band, passes it unchanged, and repeating periods averages noise).
   number minimised over the shapes by a (1+1) evolution strategy (Gaussian steps, step size
   adapted by the 1/5 success rule) from the best of a few random starts, within ``max_time``
   seconds or ``iterations`` evaluations. Cond bounds how much relative noise in the torques is
-  amplified in the parameters, ``‖δθ‖/‖θ‖ ≤ cond · ‖δτ‖/‖τ‖``.
+  amplified in the parameters, ``‖δθ‖/‖θ‖ ≤ cond · ‖δτ‖/‖τ‖``. It is one function,
+  :mod:`.conditioning`, for both tools: ``fric identify`` reports the same figure on the
+  recorded motion. A rigid-body direction no motion determines (a prismatic lift's load) is held
+  as the fit holds it, so it does not make every shape's figure infinite.
+* **Which joints** (:func:`excitable_joints`): ``<mimic>`` joints follow their master and are
+  not moved on their own; a joint whose range is not wider than twice the margin cannot be
+  moved. ``fric excite`` leaves both out (saying which and why) and holds them, like every joint
+  not moved, at 0, or mid-range where 0 is not inside the limits by the margin
+  (:func:`rest_positions`, the arm chain's rule).
 
 Files: :func:`write_excitation_csv` / :func:`read_excitation_csv` (``t``, ``<joint>.position``,
 ``.velocity``, ``.acceleration``; the format of :mod:`.recording`'s CSV, which
@@ -46,18 +54,33 @@ from typing import Sequence
 import numpy as np
 import scipy.linalg
 
+from .conditioning import DESIGN_SAMPLES, conditioning, design_normal_matrix
 from .recording import _write_columns, read_joint_csv
-from .regressor import base_parameters, friction_columns, rigid_body_regressor
+from .regressor import base_parameters
 
 __all__ = ["ExcitationTrajectory", "generate_excitation", "design_condition",
+           "excitable_joints", "rest_positions",
            "write_excitation_csv", "read_excitation_csv", "trajectory_message",
-           "write_trajectory_yaml", "write_trajectory_bag", "JTC_TOPIC", "MAX_ARG_BYTES"]
+           "write_trajectory_yaml", "write_trajectory_bag", "JTC_TOPIC", "MAX_ARG_BYTES",
+           "MAX_PERIOD", "MAX_RATE", "MAX_SAMPLES", "MAX_HARMONICS", "MAX_TIME"]
 
 #: joint_trajectory_controller's command topic (its default name).
 JTC_TOPIC = "/joint_trajectory_controller/joint_trajectory"
 #: Longest single command-line argument on Linux (MAX_ARG_STRLEN, 32 pages): the YAML given to
 #: ``ros2 topic pub ... "$(cat trajectory.yaml)"`` must be shorter.
 MAX_ARG_BYTES = 131072
+#: Longest period [s] (an hour: an identification run is minutes long).
+MAX_PERIOD = 3600.0
+#: Highest sampling rate of the written trajectory [Hz] (a 10 kHz control loop).
+MAX_RATE = 10_000.0
+#: Most samples written (periods × period × rate): 1000 s at 1 kHz, 3 × 8 B × n per sample in
+#: memory (168 MB for 7 joints) and ~22 numbers per row in the CSV.
+MAX_SAMPLES = 1_000_000
+#: Most harmonics: the optimisation searches 2 (K − 1) n shape values, and the limit check
+#: evaluates 40 K points per period.
+MAX_HARMONICS = 50
+#: Longest optimisation budget [s].
+MAX_TIME = 600.0
 _OPT_SAMPLES = 60  # samples per period in the optimisation's design (7 rows each for arm7)
 _DENSE = 40  # grid points per period of the highest harmonic for the limit check
 _SAFETY = 1.0 - 1e-9  # the scale stays this far inside the binding limit (rounding)
@@ -69,7 +92,9 @@ class ExcitationTrajectory:
 
     ``t`` (N,) [s] from 0 over ``periods`` periods; ``q``, ``v``, ``a`` (N, n) [rad, rad/s,
     rad/s²]; ``joint_names``; ``cond``: condition number of the column-equilibrated
-    identification design over one period (:func:`design_condition`; NaN when unknown);
+    identification design over one period of the motion (:func:`design_condition` on
+    :data:`~.conditioning.DESIGN_SAMPLES` samples; the figure ``fric identify`` reports on a
+    recording of it; NaN when unknown);
     ``period`` T [s]; ``cond_initial``: that of the first random shape (what optimising gained);
     ``coefficients``: ``{"a", "b"}`` (n, K) and ``"q0"`` (n,) of the series (module docstring),
     None when read from samples only; ``limits``: the limits it was scaled into.
@@ -137,9 +162,77 @@ def _per_joint(name, value, n, positive=True):
     return arr
 
 
+def excitable_joints(dyn, margin=0.1, mimic=None) -> tuple:
+    """Which joints an excitation can move, and why the others cannot.
+
+    Parameters
+    ----------
+    dyn : fric_core.transmission.urdf_dynamics.UrdfDynamics
+        The arm with every candidate joint.
+    margin : float or (n,) array_like
+        Distance kept from each position limit [rad; m for a prismatic joint].
+    mimic : mapping, optional
+        Mimic joint → the joint it follows (:func:`fric_core.arm_setup.mimic_masters` of the
+        URDF's text).
+
+    Returns
+    -------
+    names : list of str
+        The joints to move, in the model's order.
+    left_out : list of (str, str)
+        ``(joint, reason)`` for the others: a ``<mimic>`` joint follows its master (moving it
+        on its own would fight that constraint); a joint whose range is not wider than twice
+        the margin has no room to move.
+    """
+    marg = _per_joint("margin", margin, dyn.n, positive=False)
+    mimic = dict(mimic or {})
+    names, left_out = [], []
+    for j, name in enumerate(dyn.joint_names):
+        unit = "m" if dyn.joint_kinds[j] == "prismatic" else "rad"
+        lo, hi = dyn.lower[j], dyn.upper[j]
+        if name in mimic:
+            left_out.append((name, f"a <mimic> of {mimic[name]} (it follows that joint)"))
+        elif np.isfinite(lo) and np.isfinite(hi) and hi - lo <= 2.0 * marg[j]:
+            left_out.append((name, f"its range [{lo:.4g}, {hi:.4g}] {unit} is not wider than "
+                                   f"twice the margin {marg[j]:.4g} {unit}"))
+        else:
+            names.append(name)
+    return names, left_out
+
+
+def rest_positions(dyn, names, margin=0.0) -> dict:
+    """Where the joints an excitation does not move are held: 0, or the middle of the range
+    where 0 is not at least ``margin`` inside the limits (e.g. a Panda's joint 4, [−3.07, −0.07]
+    rad: −1.57), the rule of the arm chain's initial positions (:mod:`fric_core.arm_setup`).
+
+    Parameters
+    ----------
+    dyn : fric_core.transmission.urdf_dynamics.UrdfDynamics
+        The arm with every joint of ``names``.
+    names : sequence of str
+        The joints held.
+    margin : float
+        Distance 0 must keep from a limit to be used [rad or m].
+
+    Returns
+    -------
+    dict
+        Joint → position [rad or m].
+    """
+    out = {}
+    for name in names:
+        j = dyn.joint_names.index(name)
+        lo, hi = float(dyn.lower[j]), float(dyn.upper[j])
+        bounded = math.isfinite(lo) and math.isfinite(hi)
+        out[name] = 0.5 * (lo + hi) if bounded and not lo + margin <= 0.0 <= hi - margin \
+            else 0.0
+    return out
+
+
 def design_condition(dyn, q, v, a, dv: float = 0.01, base=None, rigid_body: bool = True,
                      armature: bool = True) -> float:
-    """Condition number of the column-equilibrated identification design.
+    """Condition number of the column-equilibrated identification design (the figure
+    ``fric identify`` reports too: :mod:`.conditioning`).
 
     Parameters
     ----------
@@ -165,28 +258,14 @@ def design_condition(dyn, q, v, a, dv: float = 0.01, base=None, rigid_body: bool
     -------
     float
         ``σ_max/σ_min`` of the design (rows in the Δv band dropped, columns scaled to unit
-        norm); inf when a column is zero (e.g. a joint never moves one way).
+        norm, a rigid-body direction no motion determines held as the fit holds it:
+        :func:`~.conditioning.conditioning`); inf when a column is zero (e.g. a joint never
+        moves one way) or there are fewer rows than parameters.
     """
-    F, keep = friction_columns(v, dv)
-    if rigid_body:
-        base = base_parameters(dyn, armature=armature) if base is None else base
-        Y = rigid_body_regressor(dyn, q, v, a, armature=bool(getattr(base, "armature", False)))
-        A = np.hstack([base.reduce(Y), F])
-    elif armature:
-        acc = np.atleast_2d(np.asarray(a, dtype=float))
-        N, n = acc.shape
-        rotor = np.zeros((N, n, n))
-        rotor[:, np.arange(n), np.arange(n)] = acc
-        A = np.hstack([F, rotor.reshape(N * n, n)])
-    else:
-        A = F
-    A = A[keep]
-    norms = np.linalg.norm(A, axis=0)
-    if A.shape[0] < A.shape[1] or np.any(norms <= 1e-12 * max(norms.max(), 1e-300)):
+    design = design_normal_matrix(dyn, q, v, a, dv, base, rigid_body, armature)
+    if design.rows < len(design.names):
         return math.inf
-    A = A / norms
-    lam = np.linalg.eigvalsh(A.T @ A)  # σ² of A; cond² = λmax/λmin (conds ≪ 1e7 resolved)
-    return float(math.sqrt(lam[-1] / lam[0])) if lam[0] > 1e-14 * lam[-1] else math.inf
+    return conditioning(design.H, design.names, design.rigid).cond
 
 
 class _Problem:
@@ -275,7 +354,8 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
     model : UrdfDynamics or str
         The arm, or a URDF path / bundled name (``"planar_2link"``, ``"arm7"``).
     joint_names : sequence of str, optional
-        The joints to move (others held at 0; only with a URDF path/name). Default: all.
+        The joints to move (others held at :func:`rest_positions`: 0, or mid-range where 0 is
+        not inside the limits by the margin; only with a URDF path/name). Default: all.
     period : float
         Period T [s] of the series (its fundamental is 1/T Hz).
     harmonics : int
@@ -298,7 +378,7 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
     armature : bool
         Include the rotor-inertia columns the fit has by default (:func:`design_condition`).
     max_time : float
-        Wall-time budget of the optimisation [s].
+        Wall-time budget of the optimisation [s], at most :data:`MAX_TIME`.
     iterations : int, optional
         Budget in cond evaluations instead (whichever ends first; None: time only).
     seed : int
@@ -313,28 +393,50 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
     Raises
     ------
     ValueError
-        Naming the argument: a non-positive period/rate/limit, fewer than 2 harmonics, a band
-        above the Nyquist frequency of ``rate_hz``, joint limits narrower than twice the margin.
+        Naming the argument, before anything is allocated: a period outside (0,
+        :data:`MAX_PERIOD`], a rate outside (0, :data:`MAX_RATE`], harmonics outside [2,
+        :data:`MAX_HARMONICS`], more than :data:`MAX_SAMPLES` samples, a budget outside [0,
+        :data:`MAX_TIME`], a non-positive limit, a band above the Nyquist frequency of
+        ``rate_hz``; joint limits narrower than twice the margin.
     """
     from ..transmission.urdf_dynamics import UrdfDynamics
 
-    dyn = model if isinstance(model, UrdfDynamics) else UrdfDynamics(model, joint_names=joint_names)
+    # the numbers first: nothing is read or allocated for a value out of range
+    if not (math.isfinite(period) and 0.0 < period <= MAX_PERIOD):
+        raise ValueError(f"period: expected a number in (0, {MAX_PERIOD:g}] [s], got {period!r}")
+    if not (isinstance(harmonics, (int, np.integer)) and 2 <= harmonics <= MAX_HARMONICS):
+        raise ValueError(f"harmonics: expected an integer from 2 to {MAX_HARMONICS}, got "
+                         f"{harmonics!r}")
+    if not (math.isfinite(rate_hz) and 0.0 < rate_hz <= MAX_RATE):
+        raise ValueError(f"rate_hz: expected a number in (0, {MAX_RATE:g}] [Hz], got {rate_hz!r}")
+    if harmonics / period >= 0.5 * rate_hz:
+        raise ValueError(f"rate_hz: {rate_hz:g} Hz does not resolve the band {harmonics}/"
+                         f"{period:g} s = {harmonics / period:g} Hz (Nyquist)")
+    if not (isinstance(periods, (int, np.integer)) and periods >= 1
+            and periods * period * rate_hz <= MAX_SAMPLES):
+        raise ValueError(f"periods: expected an integer >= 1 with periods × period × rate_hz "
+                         f"<= {MAX_SAMPLES} samples, got {periods!r} (× {period:g} s × "
+                         f"{rate_hz:g} Hz)")
+    if not (math.isfinite(max_time) and 0.0 <= max_time <= MAX_TIME):
+        raise ValueError(f"max_time: expected a number in [0, {MAX_TIME:g}] [s], got "
+                         f"{max_time!r}")
+    if iterations is not None and not (isinstance(iterations, (int, np.integer))
+                                       and iterations >= 1):
+        raise ValueError(f"iterations: expected None or an integer >= 1, got {iterations!r}")
+    if isinstance(model, UrdfDynamics):
+        dyn = model
+    elif joint_names is None:
+        dyn = UrdfDynamics(model)
+    else:  # the joints not moved are held at rest_positions (0, or mid-range)
+        full = UrdfDynamics(model)
+        still = [j for j in full.joint_names if j not in set(joint_names)]
+        dyn = UrdfDynamics(model, joint_names=joint_names,
+                           locked_positions=rest_positions(full, still, float(np.max(margin))))
     if isinstance(model, UrdfDynamics) and joint_names is not None \
             and tuple(joint_names) != dyn.joint_names:
         raise ValueError(f"joint_names: {list(joint_names)} differ from the model's "
                          f"{list(dyn.joint_names)}; build the UrdfDynamics with them")
     n = dyn.n
-    if not (math.isfinite(period) and period > 0.0):
-        raise ValueError(f"period: expected > 0 [s], got {period!r}")
-    if not (isinstance(harmonics, (int, np.integer)) and harmonics >= 2):
-        raise ValueError(f"harmonics: expected an integer >= 2, got {harmonics!r}")
-    if not (math.isfinite(rate_hz) and rate_hz > 0.0):
-        raise ValueError(f"rate_hz: expected > 0 [Hz], got {rate_hz!r}")
-    if harmonics / period >= 0.5 * rate_hz:
-        raise ValueError(f"rate_hz: {rate_hz:g} Hz does not resolve the band {harmonics}/"
-                         f"{period:g} s = {harmonics / period:g} Hz (Nyquist)")
-    if not (isinstance(periods, (int, np.integer)) and periods >= 1):
-        raise ValueError(f"periods: expected an integer >= 1, got {periods!r}")
     if not (math.isfinite(dv) and dv >= 0.0):
         raise ValueError(f"dv: expected a finite Δv >= 0 [rad/s], got {dv!r}")
     vmax = _per_joint("max_velocity", max_velocity, n)
@@ -389,6 +491,11 @@ def generate_excitation(model, joint_names: Sequence[str] | None = None, period:
     q, v, acc = _series(a, b, q0, prob.w, t_out)
     v[0] = v[-1] = 0.0  # exactly at rest (the constraints hold to rounding)
     acc[0] = acc[-1] = 0.0
+    # the figure reported is the motion's over one period (it repeats), on as many samples as
+    # fric identify uses at most, whatever the rate it is written at or recorded at
+    t_fig = np.arange(DESIGN_SAMPLES) * (period / DESIGN_SAMPLES)
+    f = design_condition(dyn, *_series(a, b, q0, prob.w, t_fig), dv, prob.base, rigid_body,
+                         bool(armature))
     limits = {"lower": lo.tolist(), "upper": hi.tolist(), "max_velocity": vmax.tolist(),
               "max_acceleration": amax.tolist(), "margin": marg.tolist()}
     return ExcitationTrajectory(t=t_out, q=q, v=v, a=acc, joint_names=dyn.joint_names, cond=f,

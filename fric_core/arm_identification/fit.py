@@ -77,9 +77,11 @@ from ..transmission.urdf_dynamics import UrdfDynamics
 from .normal_equations import MODE_PASSES  # noqa: F401  (documented constant, importable here)
 from ..joint_friction import curve_knots
 from .admissible import bounded_solution, covariance
+from .conditioning import (DESIGN_SAMPLES, DesignConditioning, conditioning,
+                           design_normal_matrix, held_columns)
 from .samples import check_samples as _check
 from .normal_equations import _accumulate, _gauss_newton, _Problem, _solve, block_scores
-from .regressor import BaseParameters
+from .regressor import FRICTION_PARAMS, BaseParameters
 from .result import MIN_SPEED_SPAN  # noqa: F401  (documented constant, importable here)
 from .result import REL_STD_WARN, ArmFrictionFit, _result
 
@@ -420,10 +422,11 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     if not cond < COND_LIMIT:
         raise ValueError(f"q: the regressor is rank deficient (condition number {cond:.3g} > "
                          f"{COND_LIMIT:.0g}); the trajectory does not excite every parameter")
-    if cond > COND_WARN:
-        warnings.append(f"poorly conditioned regressor: condition number {cond:.3g} > "
-                        f"{COND_WARN:.0g} (column-equilibrated); excite the joints more "
-                        "(fric excite)")
+    pnames = _parameter_names(prob)
+    design = _identification_design(prob, A, free, pnames, q, v, a)
+    own = conditioning(A.sum(axis=0)[np.ix_(free, free)], [pnames[i] for i in free],
+                       _rigid_mask(prob)[free])
+    warnings += _conditioning_warnings(design, own, cond, law, dynamics)
     rss = np.maximum(c, 0.0)
     n_rows = int(m.sum())
     dof = n_rows - len(free)
@@ -465,6 +468,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             std[i] = max(std[i], sd_free[i])
     out = _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
                   warnings, nz, v, adm)
+    out.design = design
     if not iterative and normal is not None:
         out.line = _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv,
                                     armature, nz, admissible, blocks)
@@ -474,32 +478,140 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
 def _unidentifiable_base(prob, A, free, tol: float = 1e-10):
     """``[(index, URDF value)]``: a base parameter to hold per direction of the parameters that
     the data leave exactly undetermined (the equilibrated normal matrix's eigenvalues below
-    ``tol`` of its largest), the rigid-body parameter weighing most in that direction."""
+    ``tol`` of its largest), the rigid-body parameter weighing most in that direction
+    (:func:`.conditioning.held_columns`, which ``fric excite``'s figure holds too)."""
     F = np.asarray(free, dtype=int)
-    H = A.sum(axis=0)[np.ix_(F, F)]
-    d = np.diag(H)
-    if np.any(~(d > 0)):
-        return []
-    sd = np.sqrt(d)
-    w, U = np.linalg.eigh(H / np.outer(sd, sd))
-    null = np.flatnonzero(w <= tol * w[-1])
-    if null.size == 0:
+    is_beta = (F >= prob.sl_beta.start) & (F < prob.sl_beta.stop)
+    cols = held_columns(A.sum(axis=0)[np.ix_(F, F)], is_beta, tol)
+    if not cols:
         return []
     dyn = prob.dyn
     pi = np.concatenate([dyn.model.inertias[i].toDynamicParameters()
                          for i in range(1, dyn.model.njoints)])
     beta = prob.base.beta(pi, np.zeros(dyn.n)) if prob.base.armature else prob.base.beta(pi)
-    is_beta = (F >= prob.sl_beta.start) & (F < prob.sl_beta.stop)
-    held = []
-    for k in null:
-        u = np.where(is_beta, np.abs(U[:, k]), 0.0)
-        for i_, _ in held:  # one parameter per direction
-            u[np.flatnonzero(F == i_)] = 0.0
-        if not u.max() > 0.1:  # the direction is not the rigid body's: nothing to hold
-            return []
-        i_ = int(F[int(np.argmax(u))])
-        held.append((i_, float(beta[i_ - prob.sl_beta.start])))
-    return held
+    return [(int(F[c]), float(beta[int(F[c]) - prob.sl_beta.start])) for c in cols]
+
+
+# -- conditioning: the identification design (fric excite's figure) and the fitted law's ---------
+
+
+def _parameter_names(prob) -> list:
+    """Names of the p parameters of the fit's layout: ``"<body>.<param>"`` (base set),
+    ``"<joint>.1/eta_f"``, ``"<joint>.eta_b"``, ``"<joint>.armature"``, ``"<joint>.Cp"``, ... or
+    ``"<joint>.f+k"``/``"<joint>.f-k"`` (curve levels)."""
+    joints = list(prob.dyn.joint_names)
+    out = list(prob.base.names) if prob.r else []
+    if prob.gear:
+        out += [f"{j}.1/eta_f" for j in joints] + [f"{j}.eta_b" for j in joints]
+    if prob.sl_arm is not None:
+        out += [f"{j}.armature" for j in joints]
+    if prob.law == "curve":
+        keys = [f"f+{k}" for k in range(prob.nk)] + [f"f-{k}" for k in range(prob.nk)]
+    else:
+        keys = list(FRICTION_PARAMS)
+    out += [f"{j}.{k}" for j in joints for k in keys]
+    return out
+
+
+def _rigid_mask(prob) -> np.ndarray:
+    """True on the rigid-body base parameters of the layout."""
+    mask = np.zeros(prob.p, dtype=bool)
+    mask[prob.sl_beta] = True
+    return mask
+
+
+def _line_map(prob) -> np.ndarray:
+    """L (p × p_line) with θ_curve = L θ_line: the asymmetric line's levels at the curve's
+    knots, ``Cp + bp·v_k`` and ``Cn + bn·v_k`` (the rigid body and rotor inertias unchanged)."""
+    n, nf, K = prob.n, prob.nf, prob.nk
+    p_line = prob.p - (nf - 4) * n
+    L = np.zeros((prob.p, p_line))
+    f0 = prob.sl_fric.start
+    L[:f0, :f0] = np.eye(f0)
+    for j in range(n):
+        vp, vn = prob.knots[j]
+        c, cl = f0 + nf * j, f0 + 4 * j  # curve: f+_0.., f-_0..; line: Cp, bp, Cn, bn
+        L[c:c + K, cl] = 1.0
+        L[c:c + K, cl + 1] = vp
+        L[c + K:c + 2 * K, cl + 2] = 1.0
+        L[c + K:c + 2 * K, cl + 3] = vn
+    return L
+
+
+def _identification_design(prob, A, free, pnames, q, v, a) -> DesignConditioning:
+    """The identification design's conditioning on the fitted motion, as ``fric excite``
+    computes it (:mod:`.conditioning`: rigid body with ``dynamics="identify"``, rotor inertias
+    when fitted, the asymmetric friction columns; unweighted, columns equilibrated).
+
+    The asymmetric law's normal equations are that design; the curve's map onto it by
+    :func:`_line_map` (the line lies in the curve's span); the gear law's Jacobian is not a
+    linear image of it, so the design is built on at most :data:`DESIGN_SAMPLES` samples."""
+    free = np.asarray(free, dtype=int)
+    H = A.sum(axis=0)
+    if prob.law == "asymmetric":
+        return conditioning(H[np.ix_(free, free)], [pnames[i] for i in free],
+                            _rigid_mask(prob)[free])
+    if prob.law == "curve":
+        L = _line_map(prob)
+        f0 = prob.sl_fric.start
+        free_set = set(free.tolist())
+        keep = np.array([i for i in range(L.shape[1]) if i >= f0 or i in free_set], dtype=int)
+        names = pnames[:f0] + [f"{j}.{k}" for j in prob.dyn.joint_names
+                               for k in FRICTION_PARAMS]
+        rigid = np.zeros(L.shape[1], dtype=bool)
+        rigid[prob.sl_beta] = True
+        Hl = L.T @ H @ L
+        return conditioning(Hl[np.ix_(keep, keep)], [names[i] for i in keep], rigid[keep])
+    N = q.shape[0]
+    idx = np.unique(np.linspace(0, N - 1, min(N, DESIGN_SAMPLES)).astype(int))
+    design = design_normal_matrix(prob.dyn, q[idx], v[idx], a[idx], prob.dv,
+                                  rigid_body=prob.dynamics == "identify", armature=prob.fit_arm)
+    return conditioning(design.H, design.names, design.rigid)
+
+
+def _share(cond: DesignConditioning, suffixes) -> float:
+    """Share of the least-determined direction on the parameters named ``*.<suffix>``."""
+    return sum(s for name, s in cond.weakest if name.rsplit(".", 1)[-1] in suffixes)
+
+
+def _conditioning_warnings(design: DesignConditioning, own: DesignConditioning, cond: float,
+                           law: str, dynamics: str) -> List[str]:
+    """What the conditioning tells the user, with only the advice that would help.
+
+    ``design``: the identification design on this motion (``fric excite``'s figure); ``own``:
+    the fitted law's design, unweighted; ``cond``: the fitted, weighted design's. The motion is
+    blamed (and ``fric excite`` advised) only when ``design`` is poorly conditioned; a law's own
+    columns (the gear's efficiencies beside the rigid body, the curve's levels) are named as
+    such; per-joint weights alone (each joint's rows divided by its residual std) change the
+    figure without changing what the data determine, and draw no warning."""
+    figure = "fric excite's figure: the column-scaled rigid-body + friction regressor"
+    if design.cond > COND_WARN:
+        weak = design.weakest_words()
+        if _share(design, FRICTION_PARAMS) >= 0.5:
+            joints = list(dict.fromkeys(name.rsplit(".", 1)[0] for name, _ in design.weakest
+                                        if name.rsplit(".", 1)[-1] in FRICTION_PARAMS))
+            advice = (f"move {', '.join(joints)} both ways over a wider range of speeds (a "
+                      "trajectory from fric excite does)")
+        else:
+            advice = ("a trajectory from fric excite determines them (it minimises this figure)"
+                      + ("; or trust the URDF's inertias (--dynamics urdf)"
+                         if dynamics == "identify" else ""))
+        return [f"poorly conditioned regressor: condition number {design.cond:.3g} > "
+                f"{COND_WARN:.0g} of the identification design on this motion ({figure}); "
+                f"least determined: {weak}; {advice}"]
+    if not (cond > COND_WARN and own.cond > COND_WARN):
+        return []
+    head = (f"the {law} law's own design is poorly conditioned: condition number "
+            f"{own.cond:.3g} > {COND_WARN:.0g} (the motion's identification design: "
+            f"{design.cond:.3g}, {figure}, so exciting more does not change it); least "
+            f"determined: {own.weakest_words()}")
+    if law == "gear" and _share(own, ("1/eta_f", "eta_b")) >= 0.5:
+        if dynamics == "identify":
+            return [head + "; with the rigid body identified the efficiencies trade against "
+                    "it (only η_f·η_b is determined): --dynamics urdf separates them"]
+        return [head + "; the efficiencies are told apart only by how often the load drives "
+                "and back-drives each joint"]
+    return [head + "; each value's std says how well it is determined"]
 
 
 def _shifted(A, bv, c, blist, S, theta0, p):
@@ -523,18 +635,8 @@ def _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv, arma
                      admissible, blocks) -> ArmFrictionFit:
     """The asymmetric line's fit from the curve's normal equations (``line=True``): θ_curve =
     L θ_line, so each joint's ``A``, ``b``, the blocks' and EIV's moments map by L."""
-    n, nf, K = prob.n, prob.nf, prob.nk
-    p_line = prob.p - (nf - 4) * n
-    L = np.zeros((prob.p, p_line))
-    f0 = prob.sl_fric.start
-    L[:f0, :f0] = np.eye(f0)
-    for j in range(n):
-        vp, vn = prob.knots[j]
-        c, cl = f0 + nf * j, f0 + 4 * j  # curve: f+_0.., f-_0..; line: Cp, bp, Cn, bn
-        L[c:c + K, cl] = 1.0
-        L[c:c + K, cl + 1] = vp
-        L[c + K:c + 2 * K, cl + 2] = 1.0
-        L[c + K:c + 2 * K, cl + 3] = vn
+    L = _line_map(prob)
+    p_line = L.shape[1]
     A, bv, c_, m, blist, S = normal
     A2 = L.T @ A @ L
     b2 = bv @ L

@@ -93,7 +93,10 @@ class ArmReport:
     the lag was given); ``effort_lag_consistent``: False when the recording's two halves gave
     different lags (then 0 was used); ``sample_step`` [s]: the recording's sampling step;
     ``joint_kinds``: joint → URDF type (``"prismatic"`` joints are shown in m, m/s, N, N·s/m;
-    the others, and joints not listed, in rad, rad/s, N·m, N·m·s/rad: :func:`joint_units`).
+    the others, and joints not listed, in rad, rad/s, N·m, N·m·s/rad: :func:`joint_units`);
+    ``design_cond``: the identification design's condition number on the fitted motion (the
+    figure ``fric excite`` reports: :mod:`.conditioning`), ``cond``: the fitted law's weighted
+    design's (NaN: not shown).
     """
 
     friction: JointFrictionSet
@@ -107,6 +110,7 @@ class ArmReport:
     n_samples: int = 0
     duration: float = math.nan
     cond: float = math.nan
+    design_cond: float = math.nan
     residual_std: Dict[str, float] = field(default_factory=dict)
     determined: Dict[str, Dict[str, bool]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
@@ -437,8 +441,14 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
         facts.append(f"{report.n_samples} samples"
                      + (f" over {report.duration:.4g} s" if math.isfinite(report.duration)
                         else ""))
+    if math.isfinite(report.design_cond):
+        facts.append(f"condition number of the identification design {report.design_cond:.3g} "
+                     "(fric excite's figure: the column-scaled rigid-body + friction regressor "
+                     "on the fitted motion)")
     if math.isfinite(report.cond):
-        facts.append(f"condition number {report.cond:.3g}")
+        facts.append(f"of the fitted law's weighted design {report.cond:.3g}"
+                     if math.isfinite(report.design_cond) else
+                     f"condition number {report.cond:.3g}")
     lines += [", ".join(facts) + "."]
     lines += ["", _effort_lag_line(report)]
     if report.data_notes:

@@ -45,8 +45,11 @@ class ArmFrictionFit:
     the global scale s); ``armature``/``armature_std``: fitted rotor inertias per joint [kg·m²]
     (None when merged into the base set, not fitted, or known; per joint None where the gear fit
     could not separate it from the link inertias); ``cond``: condition number of the
-    column-equilibrated weighted design; ``n_used``: rows (joint samples outside the band) per
-    joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV.
+    column-equilibrated weighted design of the fitted law; ``design``: the conditioning of the
+    identification design on the fitted motion, the figure ``fric excite`` reports and minimises
+    (:class:`~.conditioning.DesignConditioning`: rigid body + rotor inertias + asymmetric
+    friction columns, unweighted, columns equilibrated); ``n_used``: rows (joint samples outside
+    the band) per joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV.
     """
 
     joints: Dict[str, Dict[str, Optional[float]]]
@@ -69,6 +72,7 @@ class ArmFrictionFit:
     reasons: Dict[str, Dict[str, str]] = field(default_factory=dict)
     knots: Optional[list] = None
     line: Optional["ArmFrictionFit"] = None
+    design: Optional[object] = None
     _problem: Optional[object] = field(default=None, repr=False, compare=False)
     _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 

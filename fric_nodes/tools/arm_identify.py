@@ -562,6 +562,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        pred_holdout=pred_h, source=str(src), urdf=urdf_param,
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
                        cond=float(fit.cond), residual_std=residual_std,
+                       design_cond=float(fit.design.cond),
                        determined=fit.determined, warnings=warnings,
                        data_notes=[s for s in prep.notes
                                    if "dropped" not in s and not s.startswith("effort lag")],
@@ -767,6 +768,76 @@ def _halves_words(est) -> str:
             f"{e2 * 1e3:.3g} ± {s2 * 1e3:.2g} ms)")
 
 
+def _excite_ranges() -> Dict[str, tuple]:
+    """``fric excite``'s numeric options: option → (lowest, highest, unit, lowest allowed)."""
+    from fric_core.arm_identification import excitation as ex
+
+    return {"--duration": (0.0, ex.MAX_PERIOD, "s", False),
+            "--base-frequency": (1.0 / ex.MAX_PERIOD, ex.MAX_RATE / 4.0, "Hz", True),
+            "--harmonics": (2, ex.MAX_HARMONICS, "", True),
+            "--max-velocity": (0.0, math.inf, "rad/s", False),
+            "--max-acceleration": (0.0, math.inf, "rad/s²", False),
+            "--margin": (0.0, math.inf, "rad", True),
+            "--rate": (0.0, ex.MAX_RATE, "Hz", False),
+            "--time-budget": (0.0, ex.MAX_TIME, "s", False),
+            "--seed": (0, math.inf, "", True)}
+
+
+def _range_words(lo, hi, unit: str, closed: bool, whole: bool) -> str:
+    what = "a whole number" if whole else "a number"
+    if math.isinf(hi):
+        rng = f"{'>=' if closed else '>'} {lo:g}"
+    else:
+        rng = f"in {'[' if closed else '('}{lo:g}, {hi:g}]"
+    return f"{what} {rng}" + (f" [{unit}]" if unit else "")
+
+
+def _check_excite_numbers(**values) -> None:
+    """Every numeric option of ``fric excite`` in its range (:func:`_excite_ranges`), then the
+    band against the rate (Nyquist) and the samples to write against
+    :data:`~fric_core.arm_identification.excitation.MAX_SAMPLES`; ArmIdentifyError naming the
+    option and its range. Nothing is allocated before this passes."""
+    from fric_core.arm_identification import excitation as ex
+
+    for opt, (lo, hi, unit, closed) in _excite_ranges().items():
+        val = values[opt[2:].replace("-", "_")]
+        whole = opt in ("--harmonics", "--seed")
+        if whole:
+            ok = isinstance(val, (int, np.integer)) and not isinstance(val, bool)
+        else:
+            ok = isinstance(val, (int, float, np.floating, np.integer)) \
+                and not isinstance(val, bool) and math.isfinite(val)
+        ok = ok and (val >= lo if closed else val > lo) and val <= hi
+        if not ok:
+            if opt == "--margin" and unit:
+                unit += "; m for a prismatic joint"
+            raise ArmIdentifyError(f"{opt}: expected {_range_words(lo, hi, unit, closed, whole)}"
+                                   f", got {val!r}")
+    f, K, rate, duration = (values["base_frequency"], values["harmonics"], values["rate"],
+                            values["duration"])
+    if K * f >= 0.5 * rate:
+        raise ArmIdentifyError(f"--rate: {rate:g} Hz does not resolve the band --harmonics × "
+                               f"--base-frequency = {K} × {f:g} Hz = {K * f:g} Hz (Nyquist: "
+                               f"--rate above {2 * K * f:g} Hz)")
+    samples = math.ceil(duration * f - 1e-9) / f * rate
+    if samples > ex.MAX_SAMPLES:
+        raise ArmIdentifyError(f"--duration × --rate: {duration:g} s (whole periods of "
+                               f"{1 / f:g} s) × {rate:g} Hz = {samples:.3g} samples, more than "
+                               f"{ex.MAX_SAMPLES}; shorten --duration or lower --rate")
+
+
+def _excite_option_words(msg: str) -> str:
+    """A message of :func:`~fric_core.arm_identification.excitation.generate_excitation` with
+    its argument named as ``fric excite``'s option."""
+    for arg, opt in (("rate_hz:", "--rate:"), ("margin:", "--margin:"),
+                     ("max_velocity:", "--max-velocity:"),
+                     ("max_acceleration:", "--max-acceleration:"),
+                     ("harmonics:", "--harmonics:"), ("max_time:", "--time-budget:")):
+        if msg.startswith(arg):
+            return opt + msg[len(arg):]
+    return msg
+
+
 def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
                duration: float = 20.0, base_frequency: float = 0.1, harmonics: int = 5,
                max_velocity: float = 1.0, max_acceleration: float = 3.0, margin: float = 0.1,
@@ -780,20 +851,23 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
     the speed/acceleration limits, optimised for the identification design's condition number
     (:func:`fric_core.arm_identification.excitation.generate_excitation`; the rigid-body columns
     included with ``dynamics="identify"``); repeated for ``duration`` seconds (whole periods,
-    rounded up). Writes :data:`EXCITE_FILES`; returns ``(trajectory, {name: path}, yaml_bytes)``.
-    Raises :class:`ArmIdentifyError` (one line) for bad input.
+    rounded up). Without ``joints``, ``<mimic>`` joints and joints whose range is not wider than
+    twice the margin are left out (one ``progress`` line each, naming the joint and why); the
+    joints not moved are held at 0, or mid-range where 0 is not inside their limits by the margin
+    (the arm chain's initial positions). Every number
+    is checked against its range (:func:`_excite_ranges`) before anything is allocated. Writes
+    :data:`EXCITE_FILES`; returns ``(trajectory, {name: path}, yaml_bytes)``. Raises
+    :class:`ArmIdentifyError` (one line) for bad input.
     """
     from fric_core.arm_identification import excitation as ex
+    from fric_core.arm_setup import mimic_masters
     from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError
     from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
-    for name, val in (("--duration", duration), ("--base-frequency", base_frequency),
-                      ("--rate", rate), ("--max-velocity", max_velocity),
-                      ("--max-acceleration", max_acceleration)):
-        if not (math.isfinite(val) and val > 0):
-            raise ArmIdentifyError(f"{name}: expected a positive number, got {val!r}")
-    if not (isinstance(harmonics, int) and harmonics >= 2):
-        raise ArmIdentifyError(f"--harmonics: expected an integer >= 2, got {harmonics!r}")
+    _check_excite_numbers(duration=duration, base_frequency=base_frequency,
+                          harmonics=harmonics, max_velocity=max_velocity,
+                          max_acceleration=max_acceleration, margin=margin, rate=rate,
+                          time_budget=time_budget, seed=seed)
     if dynamics not in ("identify", "urdf"):
         raise ArmIdentifyError(f"--dynamics: expected identify or urdf, got {dynamics!r}")
     problem = out_dir_problem(out_dir, "--out")
@@ -807,18 +881,52 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
         full = UrdfDynamics(urdf)
     except UrdfError as e:
         raise ArmIdentifyError(f"--urdf {urdf}: {str(e).removeprefix('urdf: ')}") from None
+    try:
+        mimic = mimic_masters(Path(full.source).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError) as e:  # read and parsed by UrdfDynamics just before
+        raise ArmIdentifyError(f"--urdf {urdf}: {e}") from None
+    movable, left_out = ex.excitable_joints(full, margin, mimic)
     if joints:
         missing = [j for j in joints if j not in full.joint_names]
         if missing:
             raise ArmIdentifyError(f"--joints: joint(s) {', '.join(missing)} not in the URDF "
                                    f"{full.source} (its movable joints: "
                                    f"{', '.join(full.joint_names)})")
+        refused = [f"{name}: {why}" + (" (leave it out of --joints)"
+                                       if why.startswith("a <mimic>") else
+                                       " (give a smaller --margin, or leave it out)")
+                   for name, why in left_out if name in joints]
+        if refused:
+            raise ArmIdentifyError(f"--joints: cannot move {'; '.join(refused)}")
         joints = [j for j in full.joint_names if j in joints]
+    else:
+        if not movable:
+            short = [f"{name} {full.upper[j] - full.lower[j]:.3g} "
+                     f"{'m' if full.joint_kinds[j] == 'prismatic' else 'rad'}"
+                     for j, name in enumerate(full.joint_names)
+                     if not any(why.startswith("a <mimic>") for n_, why in left_out
+                                if n_ == name)]
+            mimics = [f"{name} ({why})" for name, why in left_out if why.startswith("a <mimic>")]
+            raise ArmIdentifyError(
+                f"--margin {margin:g}: no joint of {full.source} to excite: "
+                + "; ".join(([f"ranges not wider than twice the margin: {', '.join(short)}"]
+                             if short else [])
+                            + ([f"<mimic> joints: {', '.join(mimics)}"] if mimics else []))
+                + (" (give a smaller --margin)" if short else ""))
+        for name, why in left_out:
+            progress(f"note: {name} left out: {why} (--joints a,b,... names the joints to move)")
+        joints = movable if left_out else None
     period = 1.0 / base_frequency
     periods = max(1, int(math.ceil(duration / period - 1e-9)))
-    progress(f"optimising a {harmonics}-harmonic excitation of {len(joints or full.joint_names)}"
-             f" joints (period {period:.4g} s, up to {time_budget:g} s)")
-    dyn = full if joints is None else UrdfDynamics(urdf, joint_names=joints)
+    n_move = len(joints or full.joint_names)
+    progress(f"optimising a {harmonics}-harmonic excitation of {n_move} joints (period "
+             f"{period:.4g} s, up to {time_budget:g} s)")
+    if joints is None:
+        dyn = full
+    else:
+        still = [j for j in full.joint_names if j not in joints]
+        dyn = UrdfDynamics(urdf, joint_names=joints,
+                           locked_positions=ex.rest_positions(full, still, margin))
     try:
         traj = ex.generate_excitation(dyn, period=period, harmonics=harmonics,
                                       max_velocity=max_velocity,
@@ -827,7 +935,15 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
                                       rigid_body=dynamics == "identify", max_time=time_budget,
                                       seed=seed)
     except ValueError as e:
-        raise ArmIdentifyError(" ".join(str(e).split())) from None
+        raise ArmIdentifyError(_excite_option_words(" ".join(str(e).split()))) from None
+    peak = np.abs(traj.v).max(axis=0)
+    slow = [f"{name} ({peak[j]:.3g})" for j, name in enumerate(traj.joint_names)
+            if not peak[j] > 2.0 * MIN_DV]
+    if slow:  # (a limit of 1e-300 is a number > 0, and moves nothing)
+        raise ArmIdentifyError(f"--max-velocity, --max-acceleration: within these limits "
+                               f"{', '.join(slow)} would move no faster than twice the "
+                               f"{MIN_DV:g} rad/s band around rest where friction is not "
+                               "identified; raise them")
     out = make_out_dir(out_dir, "--out")
     progress(f"writing {out}")
     files = {name: out / name for name in EXCITE_FILES}

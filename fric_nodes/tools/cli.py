@@ -22,6 +22,7 @@ Subcommands are argparse sub-parsers: add one with a ``_add_<name>(subparsers)``
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -127,6 +128,29 @@ def _joint_list(text: str) -> list[str]:
     return names
 
 
+def _whole_number(text: str) -> int | float:
+    """An integer option's value: ``5``, ``5.0`` and ``1e9`` give ints; another number (``2.5``,
+    ``nan``, ``inf``) is passed on as a float for the option's range check to name; text that is
+    no number is an argparse error."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    return int(x) if math.isfinite(x) and x == int(x) else x
+
+
+def _one_line_error(parser: argparse.ArgumentParser):
+    """``parser.error`` printing one line (no usage: ``--help`` shows it) and exiting with 2."""
+    def error(message: str):
+        print(f"{parser.prog}: error: {' '.join(message.split())}", file=sys.stderr)
+        sys.exit(2)
+    return error
+
+
 def _effort_lag(text: str):
     """``auto`` or SECONDS of --effort-lag."""
     from fric_nodes.tools.arm_identify import ArmIdentifyError, parse_effort_lag
@@ -193,6 +217,9 @@ def _identify_arm(ns: argparse.Namespace) -> int:
                                        else [])
     print(f"# {ns.input}: model {fs.model}, dynamics {fs.dynamics}, method {fs.method}, "
           f"effort lag {res.effort_lag * 1e3:.3g} ms")
+    print(f"# condition number of the identification design: {res.fit.design.cond:.4g} (as fric "
+          f"excite reports it, on the fitted motion; the fitted {fs.model} law's weighted design:"
+          f" {res.fit.cond:.4g})")
     linear = [n for n, k in res.joint_kinds.items() if k == "prismatic"]
     if linear:
         print(f"# prismatic joint(s) {', '.join(linear)}: Cp, Cn, RMS in N; bp, bn in N·s/m "
@@ -460,15 +487,19 @@ def _add_excite(subparsers: argparse._SubParsersAction) -> None:
                    help="the arm's URDF (a file, or a bundled name: planar_2link, arm7)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (created)")
     p.add_argument("--duration", type=float, default=20.0, metavar="S",
-                   help="length [s], rounded up to whole periods (default 20)")
+                   help="length [s], up to 3600, rounded up to whole periods (default 20; at most "
+                        "1e6 samples at --rate)")
     p.add_argument("--base-frequency", type=float, default=0.1, metavar="HZ",
-                   help="fundamental frequency [Hz]: the period is its inverse (default 0.1)")
-    p.add_argument("--harmonics", type=int, default=5, metavar="K",
-                   help="number of harmonics, >= 2: the band is K × the base frequency "
+                   help="fundamental frequency [Hz], 1/3600 to 2500: the period is its inverse "
+                        "(default 0.1)")
+    p.add_argument("--harmonics", type=_whole_number, default=5, metavar="K",
+                   help="number of harmonics, 2 to 50: the band is K × the base frequency "
                         "(default 5)")
     p.add_argument("--joints", type=_joint_list, default=None, metavar="a,b,...",
-                   help="joints to move (default: every movable joint of the URDF; the others "
-                        "stay at 0)")
+                   help="joints to move (default: every movable joint of the URDF but <mimic> "
+                        "joints and joints whose range is not wider than twice the margin; the "
+                        "others stay at 0, or mid-range where 0 is not inside their limits by "
+                        "the margin)")
     p.add_argument("--max-velocity", type=float, default=1.0, metavar="RAD_S",
                    help="joint speed limit [rad/s] (the URDF's where lower; default 1)")
     p.add_argument("--max-acceleration", type=float, default=3.0, metavar="RAD_S2",
@@ -476,7 +507,8 @@ def _add_excite(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--margin", type=float, default=0.1, metavar="RAD",
                    help="distance kept from the URDF's position limits [rad] (default 0.1)")
     p.add_argument("--rate", type=float, default=100.0, metavar="HZ",
-                   help="sampling rate of the CSV [Hz] (default 100)")
+                   help="sampling rate of the CSV [Hz], up to 10000, above twice the band (default "
+                        "100)")
     p.add_argument("--dynamics", choices=("identify", "urdf"), default="identify",
                    help="optimise for identifying the rigid body too (default) or friction "
                         "only (the URDF's inertias trusted)")
@@ -484,9 +516,11 @@ def _add_excite(subparsers: argparse._SubParsersAction) -> None:
                    help="the controller's trajectory topic in the bag (default "
                         "/joint_trajectory_controller/joint_trajectory)")
     p.add_argument("--time-budget", type=float, default=3.0, metavar="S",
-                   help="wall time for the optimisation [s] (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the optimisation (default 0)")
+                   help="wall time for the optimisation [s], up to 600 (default 3)")
+    p.add_argument("--seed", type=_whole_number, default=0,
+                   help="seed of the optimisation, >= 0 (default 0)")
     p.set_defaults(func=_excite)
+    p.error = _one_line_error(p)
 
 
 def _build_parser() -> argparse.ArgumentParser:
