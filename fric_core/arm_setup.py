@@ -99,6 +99,7 @@ class ArmSetup:
                 "rotor_inertia": [self.rotor_inertia], "damping": [0.0],
                 "initial_positions": fl(self.initial_positions),
                 "rate": float(rate), "sync": "realtime", "command_timeout": 0.1,
+                "hold_until_command": True,
             },
             "trajectory_tracker": {
                 "joints": joints(), "urdf": self.urdf, "feed_forward": "inverse_dynamics",

@@ -21,6 +21,7 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     gravity            double[3] [m/s²]
     initial_positions  double[]  joint positions at start, one per joint; [] = all 0 [rad]
     enforce_joint_limits bool    the URDF position limits are hard end stops (else only reported)
+    hold_until_command bool      the joints held where they start until the first command (brakes)
     default_effort_limit double  effort limit of joints whose URDF gives none (0/absent) [N m]
     default_velocity_limit double speed limit of joints whose URDF gives none [rad/s]; every
                                  joint's speed is bounded by its limit, continuous joints wrap
@@ -80,6 +81,9 @@ SPECS = (
               "velocity> is absent, 0 or not finite; a step ending faster than a joint's limit "
               "is cut back to it", unit="rad/s (m/s: prismatic)", min=1e-6, max=1e6,
               read_only=True),
+    ParamSpec("hold_until_command", False, "true: the joints are held where they start (a real "
+              "arm's brakes) until the first valid command arrives; false: gravity and wrenches "
+              "move the arm from the start", read_only=True),
     ParamSpec("rate", 1000.0, "internal step rate 1/h; one joint_states per step", unit="Hz",
               min=1.0, max=20000.0, read_only=True),
     ParamSpec("sync", "realtime", "realtime: steps follow the wall clock; as_fast_as_possible: "

@@ -117,6 +117,7 @@ class TransmissionSim(FricNode):
         self._wrench = None  # (6,) world axes, applied in the step
         self._wrench_ee = None  # (6,) in ee_frame axes when the latest wrench came in that frame
         self._enforce = bool(v["enforce_joint_limits"])
+        self._braked = bool(v["hold_until_command"])  # held until the first valid command
         # actuator saturation and speed limits: the URDF's, or the stated defaults where it has
         # none (0, absent or non-finite); continuous joints wrap into (-pi, pi]
         self._bounds = JointBounds.from_dynamics(dyn, default_effort=v["default_effort_limit"],
@@ -162,7 +163,9 @@ class TransmissionSim(FricNode):
             self.create_timer(1e-4, self._on_fast)
         self.get_logger().info(f"{dyn!r}: gamma_u {self.arm.gamma_u.tolist()}, gamma_v "
                                f"{self.arm.gamma_v.tolist()}, sigma_max(P) {self._smax0:.4g}, "
-                               f"{v['sync']} at {v['rate']:g} Hz")
+                               f"{v['sync']} at {v['rate']:g} Hz"
+                               + ("; joints held until the first command (hold_until_command)"
+                                  if self._braked else ""))
 
     def _log_default_limits(self) -> None:
         """One warning per limit the URDF does not give, naming the joints and the default."""
@@ -225,6 +228,10 @@ class TransmissionSim(FricNode):
         else:
             self._tau[:] = tau
         self._cmd_step = self.steps
+        if self._braked:
+            self._braked = False
+            self.get_logger().info(f"first command at {self.steps * self.h:.3f} s: joints "
+                                   "released (hold_until_command)")
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
         f, t = msg.wrench.force, msg.wrench.torque
@@ -261,7 +268,8 @@ class TransmissionSim(FricNode):
         if self._wrench_ee is not None:
             self._wrench = self._world_wrench()
         try:
-            self.arm.step(tau, self.h, wrench=self._wrench)
+            if not self._braked:  # else held where they start (at rest) until the first command
+                self.arm.step(tau, self.h, wrench=self._wrench)
             q, v = self.arm.q, self.arm.v
             ok = bool(np.isfinite(v).all())
             if ok and self._bounds.bound_state(q_prev, q, v, self.h):
