@@ -161,11 +161,33 @@ def mimic_masters(xml: str) -> dict[str, str]:
 def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
               rotor_inertia: float = ROTOR_INERTIA, gravity=(0.0, 0.0, -9.81),
               xml: str | None = None) -> ArmSetup:
-    """The chain's parameters for ``urdf`` (a path or bundled name; ``xml``: its text instead).
+    """The chain's parameters for a URDF (the rules: the module docstring).
 
-    ``joints``: the joints to drive (others locked); None: every movable joint except mimic
-    joints and joints narrower than twice :data:`LIMIT_MARGIN`. Raises ``ValueError``
-    (:class:`~fric_core.transmission.urdf_dynamics.UrdfError`) naming the bad field.
+    Parameters
+    ----------
+    urdf : str
+        A URDF file or a bundled name (``arm7``); with ``xml``, only its name in messages.
+    joints : sequence of str, optional
+        The joints to drive (the others locked at their start positions). None: every movable
+        joint but ``<mimic>`` joints and joints narrower than twice :data:`LIMIT_MARGIN`.
+    rotor_inertia : float
+        Rotor inertia referred to each joint [kg m²], in the inertia the gains use.
+    gravity : (3,) array_like
+        Gravity in the world frame [m/s²] (the effort-limit default uses the gravity torque).
+    xml : str, optional
+        The URDF's text instead of a file (a ``robot_description`` parameter).
+
+    Returns
+    -------
+    ArmSetup
+        The joints (and those left out, with reasons), start positions, inertias, gains, effort
+        limits and the sinusoid.
+
+    Raises
+    ------
+    ValueError
+        (:class:`~fric_core.transmission.urdf_dynamics.UrdfError`) naming the field: an unknown,
+        repeated or mimic joint in ``joints``, no joint to drive, a URDF that cannot be used.
     """
     from .transmission.urdf_dynamics import UrdfDynamics, UrdfError
 
@@ -296,8 +318,24 @@ def model_velocity_limit(dyn, joint: str) -> float:
 
 def write_arm_parameters(path, setup: ArmSetup, rate: float = 500.0,
                          header: Sequence[str] = ()) -> None:
-    """Write :meth:`ArmSetup.node_parameters` as a ``ros__parameters`` YAML file (comments: the
-    rules and :meth:`ArmSetup.summary`)."""
+    """Write :meth:`ArmSetup.node_parameters` as a ``ros__parameters`` YAML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    setup : ArmSetup
+        What :func:`arm_setup` derived.
+    rate : float
+        transmission_sim's step rate [Hz] (the compensator's ``dt`` is its inverse).
+    header : sequence of str
+        Comment lines for the top of the file (then the rules and :meth:`ArmSetup.summary`).
+
+    Returns
+    -------
+    None
+        The file is written (no YAML anchors: rcl's parser takes none).
+    """
     import yaml
 
     doc: Mapping[str, dict] = {node: {"ros__parameters": p}
