@@ -13,6 +13,8 @@
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric lifecycle nodes|get|list|set [NODE [TR]]  a managed node's state (cli_lifecycle.py)
     fric run EXECUTABLE [ARGS ...]                  run a fric node (ros2 run fric ...)
+    fric report BAG [--out DIR]                     fric_recorder's summary and plots, made
+                                                    again from its bag (cli_report.py)
 
 (``call``, ``param`` and ``run``: :mod:`fric_nodes.tools.cli_ros`, for installs without ``ros2``.)
 
@@ -26,7 +28,8 @@ import math
 import os
 import sys
 
-from fric_nodes.tools import cli_arm_params, cli_lifecycle, cli_play, cli_ros, launch_runner
+from fric_nodes.tools import (cli_arm_params, cli_lifecycle, cli_play, cli_report, cli_ros,
+                              launch_runner)
 from fric_nodes.tools.user_errors import out_dir_problem
 
 
@@ -534,6 +537,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cli_ros.add_subcommands(subparsers)
     cli_lifecycle.add_subcommand(subparsers)
     cli_play.add_subcommand(subparsers)
+    cli_report.add_subcommand(subparsers)
     cli_arm_params.add_subcommand(subparsers)
     return parser
 
