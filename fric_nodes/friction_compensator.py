@@ -409,8 +409,9 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
 
     # ------------------------------------------------------------------ safety
     def _command_watchdog(self, now: int) -> None:
-        """require_command and commands stale (after at least one): zero effort once."""
-        if self._last_cmd is not None and not self._cmd_tripped:
+        """require_command and commands stale (after at least one, or after outputs without
+        any: require_command switched on live during hand guiding): zero effort once."""
+        if (self._last_cmd is not None or self._stats.published) and not self._cmd_tripped:
             self._cmd_tripped = True
             self._stats.command_trips += 1
             self._out.publish(self._writer.fill(self._zero))
@@ -423,9 +424,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         if not self._active:
             return
         now = time.monotonic_ns()
-        if self._require and self._last_cmd is not None and not self._command_fresh(now):
-            if not self._tripped:
-                self._command_watchdog(now)
+        if self._require and not self._tripped and not self._command_fresh(now):
+            self._command_watchdog(now)
         if self._last_state is None or self._tripped:
             return
         if now - self._last_state > self._timeout_ns:

@@ -333,6 +333,25 @@ def test_default_dead_controller_zero_after_the_watchdog_and_it_stays_zero(make)
     assert dict(kv)["watchdog trips (commands)"] == "1" and level == DiagnosticStatus.ERROR
 
 
+def test_hand_guiding_then_require_command_switched_on_live_zeroes_once(make):
+    """require_command false (hand guiding, no controller): the compensation alone is published;
+    switched to true live (the safe mode), the next watchdog publishes zero effort once, then
+    nothing — the last hand-guiding output is not left standing (a forward_command_controller
+    holds the last command). Before: nothing at all, the last compensation stayed."""
+    node, _ = make("joints:\n  a: {Cp: 1.0, Cn: 0.8, bp: 0.2, bn: 0.3}\n",
+                   publish_on="joint_states", require_command=False)
+    for k in range(100):
+        node._on_joint_state(joint_state_msg(["a"], [0.3 * k * 1e-3], stamp_ns=T0 + k * DT_NS))
+    assert node._out.data[-1] == pytest.approx([1.0 + 0.2 * 0.3], rel=1e-6)
+    n0 = len(node._out.sent)
+    assert node.set_parameters([Parameter("require_command", value=True)])[0].successful
+    node._on_watchdog()
+    for k in range(100, 200):
+        node._on_joint_state(joint_state_msg(["a"], [0.3 * k * 1e-3], stamp_ns=T0 + k * DT_NS))
+        node._on_watchdog()
+    assert node._out.data[n0:] == [[0.0]]
+
+
 def test_the_shipped_parameter_file_is_the_safe_default():
     """config/friction_compensator.yaml (what users copy) keeps require_command true; false is
     the documented hand-guiding option."""
