@@ -784,11 +784,15 @@ def _excite_ranges() -> Dict[str, tuple]:
 
 
 def _range_words(lo, hi, unit: str, closed: bool, whole: bool) -> str:
+    """``"a number in (0, 3600] [s]"``: the range as the error message states it."""
+    def num(x) -> str:
+        return f"{x:.3g}" if 0 < abs(x) < 1 else f"{x:.6g}"
+
     what = "a whole number" if whole else "a number"
     if math.isinf(hi):
-        rng = f"{'>=' if closed else '>'} {lo:g}"
+        rng = f"{'>=' if closed else '>'} {num(lo)}"
     else:
-        rng = f"in {'[' if closed else '('}{lo:g}, {hi:g}]"
+        rng = f"in {'[' if closed else '('}{num(lo)}, {num(hi)}]"
     return f"{what} {rng}" + (f" [{unit}]" if unit else "")
 
 
