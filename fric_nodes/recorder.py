@@ -77,10 +77,11 @@ from fric_interfaces import names
 from fric_interfaces.parameters import ParamSpec
 
 from .tools import run_report
+from .tools.run_columns import Columns, JointStates, Spool, window_start
 from ._node_util import declare_params, init_ros, known_signature, stop_signals
 from .tools.user_errors import make_out_dir
 
-__all__ = ["Recorder", "main", "PARAMS", "BAG_NAME"]
+__all__ = ["Recorder", "main", "PARAMS", "BAG_NAME", "SPOOL_NAME"]
 
 NODE_NAME = "fric_recorder"
 
@@ -143,6 +144,8 @@ PARAMS = (
 
 #: the bag's directory in out_dir (the MCAP file inside it is run_bag/run_bag.mcap)
 BAG_NAME = "run_bag"
+#: the decoded records of the analysis window, spooled while recording (deleted at the end)
+SPOOL_NAME = ".run_spool"
 
 #: the topics an arm recording (``kind: arm``) records
 _ARM_TOPICS = ("joint_states_topic", "effort_topic")
@@ -210,6 +213,7 @@ class Recorder(Node):
                                                        raw=True)
                 self._queues.append((i, sub.handle, typ))
         self._batch: list[tuple[int, int, bytes]] = []
+        self._open_columns()
         self.create_timer(float(p["drain_period"]), known_signature(self.drain))
         what = ("every joint" if p["kind"] == "arm" else f"joint {p['joint_name']!r}")
         self.get_logger().info(
@@ -255,6 +259,35 @@ class Recorder(Node):
             self.topics[rk] = topic
         self.counts = [0] * len(_TOPICS)
 
+    def _open_columns(self) -> None:
+        """The records the summary is made of, decoded from each batch written to the bag and
+        spooled to ``out_dir/.run_spool`` (the last ``analysis_window`` seconds kept): at the end
+        they are read back in milliseconds, not the whole bag (:mod:`.tools.run_columns`)."""
+        p = self.p
+        self.columns: Columns | None = None
+        self.columns_error: str | None = None
+        self._column_keys: list = [None] * len(_TOPICS)
+        keep = int(float(p["analysis_window"]) * 1e9)
+        try:
+            spool = Spool(self.bag_path.parent / SPOOL_NAME, keep_ns=keep,
+                          segment_ns=max(keep // 4, 10**9) if keep else 60 * 10**9)
+        except OSError as e:
+            self._columns_failed(e)
+            return
+        if p["kind"] == "arm":
+            self.columns = Columns({"joint_states": JointStates(None)}, spool)
+        else:
+            self.columns = run_report.columns_for(p, spool)
+        self._column_keys = [rk if rk in self.columns.decoders else None
+                             for _, _, _, rk in _TOPICS]
+
+    def _columns_failed(self, e: Exception) -> None:
+        self.columns_error = (f"the summary's records could not be spooled to "
+                              f"{self.bag_path.parent / SPOOL_NAME}: {e}")
+        self.get_logger().warning(self.columns_error + f"; recording goes on (`fric report "
+                                  f"{self.bag_path}` makes the summary from the bag afterwards)")
+        self.columns = None
+
     def drain(self) -> int:
         """Take every queued message of every topic and write them to the bag in the order they
         arrived (their reception timestamps: the bag's timestamps); the serialized bytes as
@@ -284,8 +317,15 @@ class Recorder(Node):
         except (OSError, ValueError) as e:  # disk full, ...: stop recording, say why
             self.write_error = f"writing {self.bag_path} failed: {e}"
             self.get_logger().error(self.write_error + "; recording stopped")
-        finally:
-            batch.clear()
+        if self.columns is not None:
+            keys, push = self._column_keys, self.columns.push
+            try:
+                for rx, i, data in batch[:n]:  # what the bag holds
+                    if keys[i] is not None:
+                        push(keys[i], rx, data)
+            except OSError as e:
+                self._columns_failed(e)
+        batch.clear()
         return n
 
     def destroy_node(self) -> None:
@@ -302,8 +342,9 @@ class Recorder(Node):
         w, self._writer = self._writer, None
         if w is None:
             return
+        self.closed_meta = self.meta()
         try:
-            w.set_custom_data(NODE_NAME, json.dumps(self.meta()))
+            w.set_custom_data(NODE_NAME, json.dumps(self.closed_meta))
             w.close()
         except Exception as e:  # noqa: BLE001 - reported, the rest of the bag stays on disk
             self.write_error = self.write_error or f"closing {self.bag_path} failed: {e}"
@@ -312,7 +353,8 @@ class Recorder(Node):
         p = self.p
         meta = {k: p[k] for k in ("kind", "joint_name", "command_index", "mode",
                                   "virtual_mass", "max_effort", "encoder_resolution", "v_slide",
-                                  "hand_script", "hand_location", "hand_t0", "title")}
+                                  "hand_script", "hand_location", "hand_t0", "title",
+                                  "analysis_window")}
         meta["topics"] = {k: p[k] for k in ("joint_states_topic", "effort_topic",
                                             "position_topic", "wrench_topic",
                                             "hand_force_topic")}
@@ -325,58 +367,59 @@ class Recorder(Node):
         return {rk: self.counts[i] for i, (_, _, _, rk) in enumerate(_TOPICS)
                 if self._conns[i] is not None}
 
+    def _window(self) -> tuple[int | None, dict | None]:
+        cols = self.columns
+        cols.flush()
+        if cols.first_ns is None:
+            return None, None
+        # the bag's span as rosbags gives it: from the first message to just after the last
+        return window_start(cols.first_ns, cols.last_ns + 1, float(self.p["analysis_window"]))
+
     def run_data(self) -> run_report.RunData:
-        """Close the bag and read the run back (the last ``analysis_window`` seconds)."""
+        """Close the bag; the run (its last ``analysis_window`` seconds) from the spooled
+        records: what :func:`~.tools.run_report.read_bag` makes of the bag. ``ValueError``
+        when the records could not be spooled (``columns_error``)."""
         self.close_bag()
-        return run_report.read_bag(self.bag_path, window=float(self.p["analysis_window"]))
+        if self.columns is None:
+            raise ValueError(self.columns_error or "no records")
+        start, info = self._window()
+        meta = dict(self.closed_meta)
+        if info:
+            meta["window"] = info
+        return run_report.run_data(self.columns, meta, self.bag_path, start)
+
+    def arm_summary(self) -> dict:
+        """Close the bag; the arm recording's summary from the spooled records: what
+        :func:`~.tools.arm_run_report.summarize_bag` makes of the bag. ``ValueError`` when the
+        records could not be spooled."""
+        from .tools import arm_run_report
+
+        self.close_bag()
+        if self.columns is None:
+            raise ValueError(self.columns_error or "no records")
+        start, info = self._window()
+        topics = {self.topics[rk]: self.counts[i] for i, (_, _, _, rk) in enumerate(_TOPICS)
+                  if self._conns[i] is not None}
+        return arm_run_report.summarize_records(
+            self.columns.records("joint_states", start), self.columns.decoders["joint_states"],
+            self.bag_path, self.topics["joint_states"], topics, info)
 
 
 def finish(data: run_report.RunData, out_dir: str, plots: bool = True,
            log=print, extra: dict | None = None) -> tuple[int, list[Path]]:
     """Write run.npz, summary.json (with ``extra`` added, e.g. the bag's path) and the plots;
-    print where they are and the summary. Returns (exit status, written paths)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = [run_report.save_run(out / "run.npz", data)]
-    if data.n_states == 0:
-        seen = data.meta.get("joints_seen")
-        hint = (f" (the joint_states carried {', '.join(seen)}: set joint_name, or kind:=arm "
-                f"for an arm recording)" if seen else "")
-        log(f"{NODE_NAME}: no joint_states with joint {data.meta.get('joint_name')!r} "
-            f"received{hint}; wrote the empty record {written[0].resolve()}")
-        return 1, written
-    summary = run_report.analyze(data)
-    summary.update(extra or {})
-    p = out / "summary.json"
-    p.write_text(json.dumps(summary, indent=1) + "\n")
-    written.append(p)
-    if plots:
-        written += run_report.plot_run(data, out, summary)
-    log(f"{NODE_NAME}: wrote " + ", ".join(str(w.resolve()) for w in written))
-    log(run_report.format_summary(summary))
-    return 0, written
+    print where they are and the summary (:func:`.tools.run_report.write_files`). Returns
+    (exit status, written paths)."""
+    return run_report.write_files(data, out_dir, plots, log, extra, prog=NODE_NAME)
 
 
-def finish_arm(bag: Path, topic: str, out_dir: str, window: float = 0.0, stopped: str = "",
-               log=print) -> int:
-    """An arm recording's end: read ``bag`` back (:func:`fric_nodes.tools.arm_run_report.
-    summarize_bag`, the last ``window`` s), write ``out_dir/summary.json`` and print the
-    summary. Returns the exit status: 0, or 1 when no joint_states message was recorded or
-    the bag cannot be read."""
+def finish_arm(summary: dict, out_dir: str, stopped: str = "", log=print) -> int:
+    """An arm recording's end: write its ``summary`` to ``out_dir/summary.json`` and print it
+    (:func:`.tools.arm_run_report.write_summary`). Returns the exit status: 0, or 1 when no
+    joint_states message was recorded."""
     from .tools import arm_run_report
 
-    try:
-        summary = arm_run_report.summarize_bag(bag, topic, window=window)
-    except ValueError as e:
-        log(f"{NODE_NAME}: cannot read back {bag}: {e}")
-        return 1
-    if stopped:
-        summary["stopped"] = stopped
-    path = Path(out_dir) / "summary.json"
-    path.write_text(json.dumps(summary, indent=1) + "\n")
-    log(arm_run_report.format_summary(summary))
-    log(f"{NODE_NAME}: wrote {path.resolve()}")
-    return 0 if summary["joint_states"] else 1
+    return arm_run_report.write_summary(summary, out_dir, stopped, log, prog=NODE_NAME)
 
 
 def main(args=None) -> int:
@@ -386,7 +429,7 @@ def main(args=None) -> int:
     stop: list[int] = []
     # any number of SIGINT/SIGTERM only mark the stop (ros2 launch sends two on Ctrl-C)
     with stop_signals(stop, restore=args is not None):
-        node = None
+        node = spool = None
         try:
             try:
                 node = Recorder()
@@ -402,6 +445,7 @@ def main(args=None) -> int:
                 executor = EventsExecutor()
             except Exception:  # pragma: no cover - rclpy without the events executor
                 executor = SingleThreadedExecutor()
+            spool = node.columns.store if node.columns is not None else None
             executor.add_node(node)
             duration = float(node.p["duration"])
             end = node.t_start + duration if duration > 0 else float("inf")
@@ -427,30 +471,34 @@ def main(args=None) -> int:
             if node.write_error:
                 print(f"{NODE_NAME}: {node.write_error}", file=sys.stderr, flush=True)
             out_dir, plots, write_error = node.p["out_dir"], node.p["plots"], node.write_error
-            bag, window = node.bag_path, float(node.p["analysis_window"])
-            kind, js_topic = node.p["kind"], node.topics["joint_states"]
+            bag, kind = node.bag_path, node.p["kind"]
+            # the summary's records from the spool (bounded by analysis_window; the bag is not
+            # read back): a launch's shutdown budget is seconds (ros2 launch: SIGTERM after 5 s)
+            try:
+                result = node.arm_summary() if kind == "arm" else node.run_data()
+            except ValueError as e:
+                result = None
+                print(f"{NODE_NAME}: no summary: {e}; make it from the bag with `fric report "
+                      f"{bag.resolve()}`", file=sys.stderr, flush=True)
             node.destroy_node()
             node = None
             rclpy.try_shutdown()
-            if kind == "arm":
-                status = finish_arm(bag, js_topic, out_dir, window, why)
-                sys.stdout.flush()
-                return 1 if write_error else status
-            try:
-                data = run_report.read_bag(bag, window=window)
-            except ValueError as e:
-                print(f"{NODE_NAME}: cannot read back {bag}: {e}", file=sys.stderr)
+            if result is None:
                 return 1
-            status, _ = finish(data, out_dir, plots, extra={"bag": str(bag.resolve()),
-                                                            "bag_messages": counts})
+            if kind == "arm":
+                status = finish_arm(result, out_dir, why)
+            else:
+                status, _ = finish(result, out_dir, plots, extra={"bag": str(bag.resolve()),
+                                                                  "bag_messages": counts})
             sys.stdout.flush()
             return 1 if write_error else status
         finally:
             if node is not None:
                 node.close_bag()
                 node.destroy_node()
+            if spool is not None:
+                spool.remove()
             rclpy.try_shutdown()
-
 
 if __name__ == "__main__":
     sys.exit(main())

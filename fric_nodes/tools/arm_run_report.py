@@ -17,7 +17,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["summarize_bag", "summarize_records", "format_summary", "JOINT_STATE"]
+__all__ = ["summarize_bag", "summarize_records", "write_summary", "format_summary",
+           "JOINT_STATE"]
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 
@@ -129,6 +130,23 @@ def summarize_records(records: np.ndarray, decoder, bag: str | os.PathLike, topi
         out["lost_states"] = int(np.sum(np.maximum(np.round(pos / dt) - 1, 0))) if dt > 0 else 0
         out["non_increasing_stamps"] = int(np.count_nonzero(d <= 0))
     return out
+
+
+def write_summary(summary: dict, out_dir: str | os.PathLike, stopped: str = "", log=print,
+                  prog: str = "fric_recorder") -> int:
+    """Write ``summary`` (with ``stopped``, why the recording ended, when given) to
+    ``out_dir/summary.json`` and ``log`` it (:func:`format_summary`, then ``prog: wrote
+    PATH``). Returns the exit status: 0, or 1 when no joint_states message was recorded."""
+    import json
+
+    if stopped:
+        summary["stopped"] = stopped
+    path = Path(out_dir) / "summary.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+    log(format_summary(summary))
+    log(f"{prog}: wrote {path.resolve()}")
+    return 0 if summary["joint_states"] else 1
 
 
 def _joint_list(joints: list[str], most: int = 8) -> str:

@@ -406,7 +406,7 @@ class Columns:
     ``batch`` messages wait). ``first_ns``/``last_ns``: the earliest and latest receive time
     flushed (None before any)."""
 
-    def __init__(self, decoders: dict[str, Decoder], store, batch: int = 8192):
+    def __init__(self, decoders: dict[str, Decoder], store, batch: int = 2048):
         self.decoders, self.store, self.batch = decoders, store, int(batch)
         self._rx: dict[str, list] = {k: [] for k in decoders}
         self._raw: dict[str, list] = {k: [] for k in decoders}
