@@ -10,6 +10,8 @@
 * :mod:`.signals` — gaps → segments, zero-phase derivatives and their noise variances;
 * :mod:`.recording` — JointState bags (sqlite3, MCAP) and CSV in and out;
 * :mod:`.excitation` — band-limited Fourier excitation optimised for the design's condition;
+* :mod:`.conditioning` — that condition number, one function for ``fric excite`` (which
+  minimises it) and ``fric identify`` (which reports it on the recording);
 * :mod:`.joint_friction` — ``joint_friction.yaml``, the file compensator and simulator load;
 * :mod:`.report` — figures and ``report.md``; :mod:`.synthetic` — simulated recordings;
   :mod:`.realistic` — simulated recordings shaped like real arms' logs (a foreign friction law,
