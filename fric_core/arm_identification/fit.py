@@ -59,7 +59,12 @@ The normal equations are accumulated per joint over chunks of samples (the desig
 whole: 60 s of 7 joints at 1 kHz has 420 000 rows), so each joint's residual sum of squares, hence
 its weight, follows from its own normal equations without a second pass over the data.
 ``cond`` is the condition number of the column-equilibrated weighted design (from its normal
-matrix); above :data:`COND_WARN` a warning names it, above :data:`COND_LIMIT` the fit refuses.
+matrix); above :data:`COND_LIMIT` the fit refuses. ``design`` is the identification design's
+(:mod:`.conditioning`: the figure ``fric excite`` minimises, on the fitted motion, unweighted):
+above :data:`COND_WARN` a warning blames the motion and names the least-determined parameters;
+a poorly conditioned design of the law itself (the gear's efficiencies beside the rigid body, the
+curve's levels) is named as such, and one due to the per-joint weights alone draws no warning
+(:func:`_conditioning_warnings`).
 Standard deviations assume independent errors from sample to sample (correlated model errors,
 and the low-pass filtered noise of differentiated positions, make them somewhat optimistic).
 
