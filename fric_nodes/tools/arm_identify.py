@@ -858,8 +858,8 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
     rounded up). Without ``joints``, ``<mimic>`` joints and joints whose range is not wider than
     twice the margin are left out (one ``progress`` line each, naming the joint and why); the
     joints not moved are held at 0, or mid-range where 0 is not inside their limits by the margin
-    (the arm chain's initial positions). Every number
-    is checked against its range (:func:`_excite_ranges`) before anything is allocated. Writes
+    (the arm chain's initial positions). Every number is checked against its range
+    (:func:`_excite_ranges`) before anything is allocated. Writes
     :data:`EXCITE_FILES`; returns ``(trajectory, {name: path}, yaml_bytes)``. Raises
     :class:`ArmIdentifyError` (one line) for bad input.
     """
@@ -896,8 +896,7 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
             raise ArmIdentifyError(f"--joints: joint(s) {', '.join(missing)} not in the URDF "
                                    f"{full.source} (its movable joints: "
                                    f"{', '.join(full.joint_names)})")
-        refused = [f"{name}: {why}" + (" (leave it out of --joints)"
-                                       if why.startswith("a <mimic>") else
+        refused = [f"{name}: {why}" + (" (leave it out of --joints)" if name in mimic else
                                        " (give a smaller --margin, or leave it out)")
                    for name, why in left_out if name in joints]
         if refused:
@@ -907,16 +906,14 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
         if not movable:
             short = [f"{name} {full.upper[j] - full.lower[j]:.3g} "
                      f"{'m' if full.joint_kinds[j] == 'prismatic' else 'rad'}"
-                     for j, name in enumerate(full.joint_names)
-                     if not any(why.startswith("a <mimic>") for n_, why in left_out
-                                if n_ == name)]
-            mimics = [f"{name} ({why})" for name, why in left_out if why.startswith("a <mimic>")]
-            raise ArmIdentifyError(
-                f"--margin {margin:g}: no joint of {full.source} to excite: "
-                + "; ".join(([f"ranges not wider than twice the margin: {', '.join(short)}"]
-                             if short else [])
-                            + ([f"<mimic> joints: {', '.join(mimics)}"] if mimics else []))
-                + (" (give a smaller --margin)" if short else ""))
+                     for j, name in enumerate(full.joint_names) if name not in mimic]
+            follow = [f"{name} ({why})" for name, why in left_out if name in mimic]
+            parts = ([f"ranges not wider than twice the margin: {', '.join(short)}"]
+                     if short else []) + ([f"<mimic> joints: {', '.join(follow)}"]
+                                          if follow else [])
+            raise ArmIdentifyError(f"--margin {margin:g}: no joint of {full.source} to excite: "
+                                   + "; ".join(parts)
+                                   + (" (give a smaller --margin)" if short else ""))
         for name, why in left_out:
             progress(f"note: {name} left out: {why} (--joints a,b,... names the joints to move)")
         joints = movable if left_out else None
