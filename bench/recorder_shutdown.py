@@ -27,30 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 5.0  # ros2 launch's sigterm_timeout default
 
-CHILD = r"""
-import sys, time
-sys.path.insert(0, sys.argv[1])
-import recorder_feed
-from fric_nodes import recorder
-seconds, rate = float(sys.argv[2]), float(sys.argv[3])
-init = recorder.Recorder.__init__
-def fed_init(self, *a, **k):
-    init(self, *a, **k)
-    t = time.monotonic()
-    n = recorder_feed.feed(self, seconds, rate)
-    print(f"FED {n} messages in {time.monotonic() - t:.1f} s", file=sys.stderr, flush=True)
-recorder.Recorder.__init__ = fed_init
-sys.exit(recorder.main(sys.argv[4:]))
-"""
-
-
 def shutdown_time(tree: Path, seconds: float, rate: float, out: Path) -> dict:
     """Feed a recorder of ``tree`` (a source tree on PYTHONPATH), SIGINT it, time its exit."""
     env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1",
                ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
                ROS_DOMAIN_ID=os.environ.get("ROS_DOMAIN_ID", str(os.getpid() % 40 + 60)))
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(ROOT / "test"), str(seconds), str(rate), "--ros-args",
+        [sys.executable, str(ROOT / "test" / "recorder_feed.py"), str(seconds), str(rate),
+         "haptic", "--ros-args",
          "-p", f"out_dir:={out}", "-p", "hand_location:=tool",
          "-p", "hand_script:=2:0, 10.5:2:0.5, 0.2:5.3:0.05, 1.5:0"],
         cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

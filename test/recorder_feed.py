@@ -5,11 +5,19 @@ timer does with the messages it takes from the DDS queues), faster than real tim
 The run: ``rate`` Hz of joint_states (joint ``stage_joint``), effort commands, wrench (frame
 ``load_cell``) and the simulated hand force, stamps from 0, the default hand script of
 ``launch/haptic_render.launch.xml`` (rest, a push below breakaway, one above, release), then the
-stage at rest with the hand off. Used by test/nodes/test_recorder_shutdown.py and
-bench/recorder_shutdown.py (on ``sys.path``)."""
+stage at rest with the hand off; or (``kind`` arm) an arm's joint_states (:data:`ARM_JOINTS`,
+sinusoids) and effort commands. Used by test/nodes/test_recorder_shutdown.py and
+bench/recorder_shutdown.py.
+
+As a script, a recorder process fed that way before it starts recording (then it records until
+SIGINT, as ``fric_recorder``; "FED ..." on stderr once fed)::
+
+    python test/recorder_feed.py SECONDS RATE haptic|arm --ros-args -p out_dir:=DIR ...
+"""
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -72,17 +80,68 @@ def block(t: np.ndarray, rx0_ns: int) -> list[tuple[int, int, bytes]]:
     return out
 
 
-def feed(node, seconds: float, rate: float = 1000.0, chunk: float = 1.0) -> int:
-    """Feed ``seconds`` of the run at ``rate`` into the recorder ``node`` (its bag, and whatever
-    its drain does with each batch), ``chunk`` seconds per drain. Returns the messages fed."""
+#: the joints of the arm recording
+ARM_JOINTS = [f"joint_a{i}" for i in range(1, 8)]
+
+
+def arm_block(t: np.ndarray, rx0_ns: int) -> list[tuple[int, int, bytes]]:
+    """An arm's messages at stage times ``t`` [s]: joint_states of :data:`ARM_JOINTS` (position,
+    velocity, effort) and the effort commands (7 entries), ``(receive ns, topic index, bytes)``
+    (0 joint_states, 1 effort)."""
+    f = np.linspace(0.1, 0.4, len(ARM_JOINTS))[None, :]
+    q = 0.5 * np.sin(2 * np.pi * f * t[:, None])
+    v = np.pi * f * np.cos(2 * np.pi * f * t[:, None])
+    effort = 2.0 * np.tanh(v / 0.05)
+    stamps = np.round(t * 1e9).astype(np.int64)
+    js = encode_joint_states(stamps, ARM_JOINTS, q, v, effort)
+    template = bytearray(COMMAND[:16] + bytes(4 + 8 * len(ARM_JOINTS)))
+    template[12:16] = len(ARM_JOINTS).to_bytes(4, "little")
+    cmd = _filled(bytes(template), t.size, {COMMAND_VALUE + 8 * j: effort[:, j].astype("<f8")
+                                            for j in range(len(ARM_JOINTS))})
+    rx = rx0_ns + stamps
+    out = []
+    for k in range(t.size):
+        r = int(rx[k])
+        out += [(r, 0, js[k]), (r + 2000, 1, cmd[k])]
+    return out
+
+
+def feed(node, seconds: float, rate: float = 1000.0, chunk: float = 1.0,
+         kind: str = "haptic") -> int:
+    """Feed ``seconds`` of the run (``kind`` haptic or arm) at ``rate`` into the recorder
+    ``node`` (its bag, and whatever its drain does with each batch), ``chunk`` seconds per
+    drain. Returns the messages fed."""
+    make = arm_block if kind == "arm" else block
     rx0 = time.time_ns() - int(seconds * 1e9)
     n_total = int(round(seconds * rate))
     per = max(1, int(round(chunk * rate)))
     fed = 0
     for i0 in range(0, n_total, per):
         t = np.arange(i0, min(i0 + per, n_total)) / rate
-        msgs = block(t, rx0)
+        msgs = make(t, rx0)
         node._batch.extend(msgs)
         node.drain()
         fed += len(msgs)
     return fed
+
+
+def main(argv: list[str]) -> int:
+    """``SECONDS RATE KIND RECORDER_ARGS...``: a recorder process fed before it records."""
+    from fric_nodes import recorder
+
+    seconds, rate, kind = float(argv[0]), float(argv[1]), argv[2]
+    init = recorder.Recorder.__init__
+
+    def fed_init(self, *a, **k):
+        init(self, *a, **k)
+        t0 = time.monotonic()
+        n = feed(self, seconds, rate, kind=kind)
+        print(f"FED {n} messages in {time.monotonic() - t0:.1f} s", file=sys.stderr,
+              flush=True)
+
+    recorder.Recorder.__init__ = fed_init
+    return recorder.main(argv[3:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -336,7 +336,7 @@ class Spool:
     """Records appended to files in ``path`` as the recorder writes the bag, in segments of
     ``segment_ns`` of receive time; with ``keep_ns`` > 0 a segment ending more than
     ``keep_ns`` before the newest record is deleted (the disk used stays bounded by the
-    analysis window: 57 bytes a joint_states, 17-25 a command, wrench or hand force). ``path``
+    analysis window: 45 bytes a joint_states, 25 a wrench, 17 a command or hand force). ``path``
     is replaced if it exists (a spool left by a recorder that was killed)."""
 
     def __init__(self, path: str | Path, keep_ns: int = 0, segment_ns: int = 60 * 10**9):
@@ -346,6 +346,7 @@ class Spool:
         self.path.mkdir(parents=True)
         self.keep_ns, self.segment_ns = int(keep_ns), int(segment_ns)
         self._segments: list[list] = []  # [directory, first rx, last rx, {key: open file}]
+        self._made = 0  # segments made (their names)
 
     def append(self, key: str, records: np.ndarray) -> None:
         """Append ``records`` (of topic ``key``, in receive order) to the current segment."""
@@ -367,8 +368,9 @@ class Spool:
             for fh in seg[3].values():
                 fh.close()
             seg[3] = {}
-        d = self.path / f"{len(self._segments):06d}"
+        d = self.path / f"{self._made:06d}"
         d.mkdir()
+        self._made += 1
         self._segments.append([d, first, first, {}])
         if self.keep_ns > 0:
             newest = max(s[2] for s in self._segments)
