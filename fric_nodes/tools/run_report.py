@@ -355,7 +355,16 @@ def _hold_last(x: np.ndarray, fill: float = 0.0) -> np.ndarray:
 
 
 def _series(data: RunData) -> dict[str, np.ndarray]:
-    """Everything on the joint_states time base (index = state)."""
+    """Everything on the joint_states time base (index = state); computed once per
+    :class:`RunData` (:func:`analyze` and :func:`plot_run` share it: aligning a hand script
+    takes seconds on a long run)."""
+    cached = data.__dict__.get("_series")
+    if cached is None:
+        cached = data.__dict__["_series"] = _make_series(data)
+    return dict(cached)
+
+
+def _make_series(data: RunData) -> dict[str, np.ndarray]:
     n = data.n_states
     js_rx = data.js_rx
     t = data.js_stamp - data.js_stamp[0] if n else np.zeros(0)
