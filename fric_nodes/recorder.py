@@ -10,8 +10,8 @@ haptic analysis parameters do not apply; ``position_topic``, ``wrench_topic`` an
 ``hand_force_topic`` are not recorded (a start-up warning names one set to a non-default
 topic). At the end it writes ``summary.json`` and prints what was recorded: the joints, the
 messages, their duration and rate (header stamps), lost states, entries missing for
-identification, the bag's path (:mod:`fric_nodes.tools.arm_run_report`); exit status 1 if no
-joint_states message was recorded. In a venv::
+identification, the bag's path (:mod:`fric_nodes.tools.arm_run_report`, from the spooled
+records as below); exit status 1 if no joint_states message was recorded. In a venv::
 
     .venv/bin/fric run fric_recorder --ros-args -p kind:=arm -p out_dir:=arm_rec \
         -p joint_states_topic:=/joint_states        # until Ctrl-C; or -p duration:=60.0
@@ -37,13 +37,23 @@ chunk written (about 30 kB per hour at 1 kHz). The recorder's parameters are in 
 ``custom_data`` (``fric_recorder``).
 
 It records for ``duration`` seconds of wall time (0: until SIGINT/SIGTERM, e.g. from the launch
-shutting down when the stage's run ends), closes the bag, then reads it back
-(:func:`fric_nodes.tools.run_report.read_bag`; the last ``analysis_window`` seconds of a longer run)
-and writes to ``out_dir``: ``summary.json``, ``timeseries.png`` (position, velocity, rendered and
-hand force vs time), ``force_velocity.png`` (rendered force vs velocity) and ``run.npz`` (the
-analysed single-joint arrays, :mod:`fric_nodes.tools.run_report`); it prints where they are
-and a short summary (:func:`fric_nodes.tools.run_report.format_summary`), and exits 0 (1 if not
-a single ``joint_states`` message with the joint arrived, or writing the bag failed).
+shutting down when the stage's run ends), closes the bag, and writes to ``out_dir``:
+``summary.json``, ``timeseries.png`` (position, velocity, rendered and hand force vs time),
+``force_velocity.png`` (rendered force vs velocity) and ``run.npz`` (the analysed single-joint
+arrays, uncompressed, :mod:`fric_nodes.tools.run_report`), over the last ``analysis_window``
+seconds of a longer run; it prints where they are and a short summary
+(:func:`fric_nodes.tools.run_report.format_summary`), and exits 0 (1 if not a single
+``joint_states`` message with the joint arrived, or writing the bag failed).
+
+The shutdown is short and bounded, within a launch's budget (ros2 launch: SIGTERM 5 s after
+SIGINT, SIGKILL 5 s later): the bag is not read back. Each batch written to the bag is also
+decoded (:mod:`fric_nodes.tools.run_columns`, one numpy view per message layout) into small
+records spooled to ``out_dir/.run_spool`` (the last ``analysis_window`` seconds kept: ~104 bytes
+a 1 kHz cycle, 62 MB for 600 s), and at the end those are read back (what
+:func:`~fric_nodes.tools.run_report.read_bag` makes of the bag, the same arrays) and the spool
+deleted. SIGINT after 540 s of a 1 kHz run to exit: 1.6 s (16.5 s when it read its bag back:
+bench/recorder_shutdown.py). ``fric report out_dir/run_bag`` writes the same files from the bag
+alone (a recorder that was stopped before it wrote them, another window).
 
 Subscriptions are BEST_EFFORT with a deep queue (``queue_depth``): like every fric reader they
 never slow the publishers down. They live on a second node of this process (``<name>_reader``,
