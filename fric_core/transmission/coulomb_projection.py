@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .dai import _TIE
-from .projection import _WarmStartedNewton, _backtrack, _solve1, _solve_pieces
+from .projection import _WarmStartedNewton, _backtrack, _is_diagonal, _solve1, _solve_pieces
 
-__all__ = ["CoulombAxproj", "coulomb_gear_bounds"]
+__all__ = ["CoulombAxproj", "coulomb_gear_bounds", "solve_joint_friction"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -225,3 +225,40 @@ def _coulomb_diagonal(v, a, phi, p, C, g):
     stuck = (v >= lo - tie) & (v <= hi + tie)
     y = np.where(stuck, v, np.minimum(np.maximum(v, lo), hi))
     return y, y / a, stuck
+
+
+def solve_joint_friction(solver: CoulombAxproj, v_star: np.ndarray, A: np.ndarray,
+                         phi: np.ndarray, P: np.ndarray, C: np.ndarray, g: np.ndarray,
+                         reference: bool = False):
+    """(69f) with input-side Coulomb friction: the closed form (70) when A and P are diagonal
+    (one joint, or decoupled joints), else ``solver`` (:meth:`CoulombAxproj.solve_fast`, or
+    :meth:`CoulombAxproj.solve` when ``reference``).
+
+    Parameters
+    ----------
+    solver : CoulombAxproj
+        The warm-started solver of this problem's size.
+    v_star : (n,) ndarray
+        v* of (69e) [rad/s].
+    A : (n, n) ndarray
+        h M̂⁻¹ [rad/(N m s)... per step: velocity per torque].
+    phi : (n,) ndarray
+        ϕ of (69d) [N m].
+    P : (n, n) ndarray
+        P of (69b).
+    C, g : (n,) ndarray
+        The symmetric Coulomb levels and γ_u C [N m].
+    reference : bool
+        Solve by the reference iteration only.
+
+    Returns
+    -------
+    tuple
+        ``(y, f, stuck, iterations, converged, residual)``: y = A f (``v* − y`` the new
+        velocity, exactly 0 where ``stuck``), f the friction torques.
+    """
+    if A.shape[0] == 1 or (_is_diagonal(A) and _is_diagonal(P)):
+        y, f, stuck = _coulomb_diagonal(v_star, np.diagonal(A), phi, np.diagonal(P), C, g)
+        return y, f, stuck, 0, True, 0.0
+    solve = solver.solve if reference else solver.solve_fast
+    return solve(v_star, A, phi, P, C, g)

@@ -87,13 +87,13 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 import numpy as np
 
 from .._checks import real_array, short_repr
-from ..joint_friction import FrictionCurve
 from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
-from .coulomb_projection import CoulombAxproj, _coulomb_diagonal, coulomb_gear_bounds
-from .projection import AxprojSolver, _inv, _is_diagonal, axproj_diagonal
+from .coulomb_projection import (CoulombAxproj, _coulomb_diagonal,  # noqa: F401 (re-exported)
+                                 coulomb_gear_bounds, solve_joint_friction)
+from .input_friction import InputFriction
+from .projection import AxprojSolver, _inv, axproj_diagonal
 
 _min = np.minimum.reduce  # reductions without the ndarray methods' Python wrappers
-_TOL = 1e-9  # a level sum below 0 by this much (a fit at the bound, rounded) is still monotone
 _all = np.logical_and.reduce
 
 __all__ = ["ArmDynamics", "ConstantInertia", "GearedArm", "ArmState", "EndStops", "per_joint",
@@ -329,31 +329,19 @@ class GearedArm:
         self.m = per_joint("m", m, names, minimum=0.0)
         self.m_v = per_joint("m_v", m_v, names, minimum=0.0)
         self.damping = per_joint("damping", damping, names, minimum=0.0)
-        self.Cp = per_joint("Cp", Cp, names).copy()
-        self.Cn = per_joint("Cn", Cn, names).copy()
-        self.bp = per_joint("bp", bp, names, minimum=0.0).copy()
-        self.bn = per_joint("bn", bn, names, minimum=0.0).copy()
+        friction = InputFriction(names, per_joint("Cp", Cp, names), per_joint("Cn", Cn, names),
+                                 per_joint("bp", bp, names, minimum=0.0),
+                                 per_joint("bn", bn, names, minimum=0.0), curves)
+        self._input_friction = friction
+        # the law's arrays (a curve joint's levels and first slopes from its curve)
+        self.Cp, self.Cn, self.bp, self.bn = friction.Cp, friction.Cn, friction.bp, friction.bn
         #: per joint the friction curve (module docstring) or None
-        self.curves = self._curves_arg(curves, names)
-        self._curve_any = any(c is not None for c in self.curves)
-        if self._curve_any:
-            self._curve_setup()
-        cross = self.Cp + self.Cn < -_TOL * np.maximum(1.0, np.maximum(np.abs(self.Cp),
-                                                                       np.abs(self.Cn)))
-        if cross.any():
-            i = int(np.flatnonzero(cross)[0])
-            raise ValueError(f"Cp: joint {names[i]}: Cp + Cn = {self.Cp[i] + self.Cn[i]:.6g} < 0 "
-                             "(the friction at 0+ below that at 0-: not a monotone law)")
-        # C: the symmetric part (≥ 0; a crossing by rounding is 0), c0: a constant input torque
-        self._coulomb = np.maximum(0.5 * (self.Cp + self.Cn), 0.0)
-        self._coulomb_offset = 0.5 * (self.Cp - self.Cn)
-        self._b_rest = 0.5 * (self.bp + self.bn)
-        self.joint_friction = bool(self._coulomb.any() or self._coulomb_offset.any()
-                                   or self.bp.any() or self.bn.any() or self._curve_any)
+        self.curves = friction.curves
+        self._coulomb, self._coulomb_offset = friction.coulomb, friction.offset
+        self.joint_friction = friction.active
+        self._friction_terms = friction.terms
         self.efficiencies_undetermined: tuple = ()  # set by from_joint_friction
-        coulomb = self._coulomb > 0.0
-        if self._curve_any:  # a step's C = max(c_k + level at 0 of the other side, 0)/2
-            coulomb |= self._curve_coulomb
+        coulomb = friction.coulomb_possible
         bad = coulomb & (np.abs(self.gamma_u) > 1.0)
         if bad.any():
             j = names[int(np.flatnonzero(bad)[0])]
@@ -406,91 +394,6 @@ class GearedArm:
         self._shape = (n,)
         self._m_pos = bool((self.m > 0.0).all())
         self.reset()
-
-    @staticmethod
-    def _curves_arg(curves, names) -> tuple:
-        """``curves`` as one FrictionCurve or None per joint; ValueError naming ``curves``."""
-        n = len(names)
-        if curves is None:
-            return (None,) * n
-        if isinstance(curves, Mapping):
-            unknown = [k for k in curves if k not in names]
-            if unknown:
-                raise ValueError(f"curves: unknown joint name(s) {unknown}; the joints are "
-                                 f"{list(names)}")
-            curves = [curves.get(j) for j in names]
-        curves = list(curves)
-        if len(curves) != n:
-            raise ValueError(f"curves: expected {n} entries (one per joint {list(names)}, None "
-                             f"for none), got {len(curves)}")
-        for j, c in zip(names, curves):
-            if c is None:
-                continue
-            if not isinstance(c, FrictionCurve):
-                raise ValueError(f"curves: joint {j}: expected a FrictionCurve or None, got "
-                                 f"{short_repr(c)}")
-            for side in (1, -1):
-                v, f, sl = c.segments(side)
-                if not (np.all(np.isfinite(f)) and np.all(np.isfinite(sl)) and v[0] == 0.0
-                        and np.all(sl >= 0.0)):
-                    raise ValueError(f"curves: joint {j}: expected finite, non-decreasing "
-                                     "levels over increasing knots from 0")
-            fp0, fn0 = c.f_pos[0], c.f_neg[0]
-            if fp0 + fn0 < -_TOL * max(1.0, abs(fp0), abs(fn0)):
-                raise ValueError(f"curves: joint {j}: the levels at 0 cross (f_pos[0] + "
-                                 f"f_neg[0] = {fp0 + fn0:.6g} < 0)")
-        return tuple(curves)
-
-    def _curve_setup(self) -> None:
-        """Padded per-side (n, K) knots, intercepts c_k = f_k − s_k v_k and slopes s_k of every
-        joint's law (a joint without a curve: one segment, Cp + bp v); the curve joints' Cp, Cn,
-        bp, bn set to the curves' levels at 0 and first slopes."""
-        n = self.n
-        rows = ([], [])
-        for i, c in enumerate(self.curves):
-            if c is None:
-                rows[0].append((np.zeros(1), np.array([self.Cp[i]]), np.array([self.bp[i]])))
-                rows[1].append((np.zeros(1), np.array([self.Cn[i]]), np.array([self.bn[i]])))
-                continue
-            for j, side in enumerate((1, -1)):
-                v, f, sl = c.segments(side)
-                v, f = np.asarray(v, dtype=float), np.asarray(f, dtype=float)
-                sl = np.append(sl, sl[-1])
-                rows[j].append((v, f - sl * v, sl))
-            self.Cp[i], self.Cn[i] = c.f_pos[0], c.f_neg[0]
-            self.bp[i], self.bn[i] = rows[0][-1][2][0], rows[1][-1][2][0]
-        self._curve_v, self._curve_c, self._curve_s = [], [], []
-        for side in rows:
-            K = max(v.size for v, _, _ in side)
-            V, Cc, S = np.full((n, K), np.inf), np.zeros((n, K)), np.zeros((n, K))
-            for i, (v, c, sl) in enumerate(side):
-                V[i, :v.size], Cc[i, :v.size], S[i, :v.size] = v, c, sl
-            self._curve_v.append(V)
-            self._curve_c.append(Cc)
-            self._curve_s.append(S)
-        self._curve_row = np.arange(n)[:, None]
-        # joints whose step may have C > 0 (for the |γ_u| ≤ 1 check)
-        self._curve_coulomb = ((self._curve_c[0].max(axis=1) + self.Cn > 0.0)
-                               | (self._curve_c[1].max(axis=1) + self.Cp > 0.0))
-
-    def _friction_terms(self, v: np.ndarray):
-        """The step's viscous slope b, Coulomb C ≥ 0 and constant c0 per joint (module docstring:
-        b by the sign of the start velocity, from rest the mean; curves: the start segment)."""
-        if not self._curve_any:
-            b = np.where(v > 0.0, self.bp, np.where(v < 0.0, self.bn, self._b_rest))
-            return b, self._coulomb, self._coulomb_offset
-        r = np.abs(v)
-        seg = []
-        for V, Cc, S in zip(self._curve_v, self._curve_c, self._curve_s):
-            k = np.count_nonzero(r[:, None] >= V[:, 1:], axis=1)[:, None]
-            seg.append((np.take_along_axis(Cc, k, axis=1)[:, 0],
-                        np.take_along_axis(S, k, axis=1)[:, 0]))
-        (cp, sp), (cn, sn) = seg
-        fwd, bwd = v > 0.0, v < 0.0
-        Cp = np.where(fwd, cp, np.where(bwd, np.maximum(self.Cp, -cn), self.Cp))
-        Cn = np.where(bwd, cn, np.where(fwd, np.maximum(self.Cn, -cp), self.Cn))
-        b = np.where(fwd, sp, np.where(bwd, sn, self._b_rest))
-        return b, np.maximum(0.5 * (Cp + Cn), 0.0), 0.5 * (Cp - Cn)
 
     # -- constructors ---------------------------------------------------------------------------
     @classmethod
@@ -868,20 +771,14 @@ class GearedArm:
     def _joint_friction_step(self, v_star, A, phi, P, q, smax):
         """(69f) with the input-side Coulomb friction (:class:`CoulombAxproj`)."""
         C, g = self._step_C, self._step_g
-        if self.n == 1 or (_is_diagonal(A) and _is_diagonal(P)):
-            a = np.diagonal(A)
-            y, f, stuck = _coulomb_diagonal(v_star, a, phi, np.diagonal(P), C, g)
-            it, conv = 0, True
-        else:
-            solve = (self._coulomb_solver.solve if self.reference
-                     else self._coulomb_solver.solve_fast)
-            y, f, stuck, it, conv, res = solve(v_star, A, phi, P, C, g)
-            if not conv:
-                self.unconverged_steps += 1
-                if self.on_ill_posed == "raise":
-                    raise ValueError(f"tau_u: axproj with joint friction found no solution at "
-                                     f"q = {q.tolist()} (residual {res:.3g}, sigma_max(P) = "
-                                     f"{smax:.4g})")
+        y, f, stuck, it, conv, res = solve_joint_friction(self._coulomb_solver, v_star, A, phi, P,
+                                                          C, g, self.reference)
+        if not conv:
+            self.unconverged_steps += 1
+            if self.on_ill_posed == "raise":
+                raise ValueError(f"tau_u: axproj with joint friction found no solution at "
+                                 f"q = {q.tolist()} (residual {res:.3g}, sigma_max(P) = "
+                                 f"{smax:.4g})")
         # λ of (55) with the Coulomb element's share c = C s: sliding s = sgn v, at rest the
         # share it can take (clip(f, −C, C))
         v_new = v_star - y                                                        # (69f)
