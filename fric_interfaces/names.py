@@ -17,6 +17,11 @@ DIAGNOSTICS = "/diagnostics"  #: diagnostic_msgs/DiagnosticArray
 #: std_msgs/Float64MultiArray: a controller's effort commands into friction_compensator, which
 #: publishes them plus the friction compensation on EFFORT_COMMANDS (parameter command_topic)
 COMPENSATOR_EFFORT_IN = "friction_compensator/effort_in"
+#: sensor_msgs/JointState: ros2_control's topic-based hardware interface publishes its commands
+#: here (by name, effort filled, NaN = no command yet) and reads the joint states from
+#: ROBOT_JOINT_STATES; the simulators serve both (fric_interfaces.topic_based)
+ROBOT_JOINT_COMMANDS = "/robot_joint_commands"
+ROBOT_JOINT_STATES = "/robot_joint_states"  #: sensor_msgs/JointState
 
 # Services
 #: std_srvs/Trigger on friction_identifier (-> friction_identifier/identify)

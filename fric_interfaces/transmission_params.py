@@ -29,12 +29,17 @@ Parameters (``ros__parameters``; see config/arm_transmission.yaml)::
     rate               double    internal step rate, 1/h (69) [Hz]
     sync               string    realtime | as_fast_as_possible
     duration, command_timeout, marker_frame, marker_rate, diagnostics_period
+    effort_commands_topic, joint_states_topic, robot_joint_commands_topic,
+    robot_joint_states_topic, robot_joint_commands_timeout
+                                 both ros2_control conventions' topics ("" = off):
+                                 fric_interfaces.topic_based.SIM_TOPIC_SPECS
 """
 
 from __future__ import annotations
 
 from .arm_setup_param import ARM_SETUP_SPEC
 from .parameters import ParamSpec
+from .topic_based import SIM_TOPIC_SPECS
 
 __all__ = ["SYNCS", "SPECS"]
 
@@ -99,4 +104,4 @@ SPECS = (
     ParamSpec("diagnostics_period", 1.0, "/diagnostics period", unit="s", min=0.05, max=60.0,
               read_only=True),
     ARM_SETUP_SPEC,
-)
+) + SIM_TOPIC_SPECS

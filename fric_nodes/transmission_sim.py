@@ -3,12 +3,16 @@ algorithm (69), :class:`fric_core.transmission.geared_arm.GearedArm`), behaving 
 ros2_control-driven robot.
 
 * subscribes ``effort_controller/commands`` (Float64MultiArray: actuator torques τ_u referred to
-  the joint outputs, one per joint in ``joint_names`` order) and ``wrench`` (WrenchStamped: the
+  the joint outputs, one per joint in ``joint_names`` order; dropped after ``command_timeout``),
+  ``/robot_joint_commands`` (JointState: the same torques by joint name from ros2_control's
+  topic-based hardware interface, NaN = no command yet: zero torque, held until the next;
+  :mod:`fric_nodes.sim_topics`) and ``wrench`` (WrenchStamped: the
   external wrench acting on the end effector, at the ``ee_frame`` origin, in the axes of
   ``header.frame_id``: ``world_frame`` or ``ee_frame``; an empty frame_id means
   ``wrench_frame``). The latest valid wrench stays applied until the next one; an ``ee_frame``
   wrench turns with the end effector (it is rotated to world axes at every step);
-* publishes ``joint_states`` (position, velocity, effort = the commanded τ_u applied) after every
+* publishes ``joint_states`` and ``/robot_joint_states`` (position, velocity, effort = the
+  commanded τ_u applied; each topic a parameter, "" = off) after every
   internal step h = 1/``rate``, stamped with the simulated time (the wall-clock time at start
   plus steps × h: the stamps are exactly h apart in both sync modes); ``~/markers`` (the arm as
   a line through its joints to the end effector, the end-effector force as an arrow, each joint
@@ -73,11 +77,11 @@ from visualization_msgs.msg import Marker, MarkerArray
 from fric_core.joint_friction import read_joint_friction
 from fric_core.transmission.joint_bounds import JointBounds
 from fric_interfaces import names, qos
-from fric_interfaces.conversions import CommandReader, InputError
 from fric_interfaces.rviz_check import marker_lifetime
 from fric_interfaces.transmission_params import SPECS
 from fric_nodes.builders import build_arm, well_posedness
 from fric_nodes.own_arm import arm_setup_overrides
+from fric_nodes.sim_topics import SimTopics
 
 from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
                          friction_laws_text, run_node, sleep_ok, status, unused_overrides)
@@ -111,9 +115,9 @@ class TransmissionSim(FricNode):
         self.ee_frame = dyn.ee_frame
         self.h = 1.0 / v["rate"]
         n = self.arm.n
-        self._reader = CommandReader(n)
         self._tau = np.zeros(n)
         self._cmd_step = None  # step index of the latest valid command
+        self._cmd_held = False  # it came as a JointState command: robot_joint_commands_timeout
         self._wrench = None  # (6,) world axes, applied in the step
         self._wrench_ee = None  # (6,) in ee_frame axes when the latest wrench came in that frame
         self._enforce = bool(v["enforce_joint_limits"])
@@ -146,11 +150,10 @@ class TransmissionSim(FricNode):
                 "ill-posed (57); raise rotor_inertia or lower |gamma_v|")
         self._js = JointState()
         self._js.name = list(self.joint_names)
-        self._js_pub = self.create_publisher(JointState, names.JOINT_STATES, qos.CONTROL_PUB)
+        #: both conventions' command inputs and state outputs (fric_nodes.sim_topics)
+        self.topics = SimTopics(self, self.joint_names, v, self._rejects, self._apply_command)
         self._marker_pub = self.create_publisher(MarkerArray, names.MARKERS, qos.INFO)
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
-        self.create_subscription(Float64MultiArray, names.EFFORT_COMMANDS, self._on_command,
-                                 qos.CONTROL_SUB)
         self.create_subscription(WrenchStamped, names.WRENCH, self._on_wrench, qos.CONTROL_SUB)
         self._house = Housekeeping()
         self.create_timer(1.0 / v["marker_rate"], self._house.timer(self._publish_markers))
@@ -163,7 +166,7 @@ class TransmissionSim(FricNode):
             self.create_timer(1e-4, self._on_fast)
         self.get_logger().info(f"{dyn!r}: gamma_u {self.arm.gamma_u.tolist()}, gamma_v "
                                f"{self.arm.gamma_v.tolist()}, sigma_max(P) {self._smax0:.4g}, "
-                               f"{v['sync']} at {v['rate']:g} Hz"
+                               f"{v['sync']} at {v['rate']:g} Hz; {self.topics.describe()}"
                                + ("; joints held until the first command (hold_until_command)"
                                   if self._braked else ""))
 
@@ -205,11 +208,13 @@ class TransmissionSim(FricNode):
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: Float64MultiArray) -> None:
-        try:
-            tau = self._reader.read(msg)
-        except InputError as e:
-            self._rejects.add(f"command {e.kind}", f"effort command {e}")
-            return
+        """An ``effort_controller/commands`` message (the subscription's callback)."""
+        self.topics.on_effort_commands(msg)
+
+    def _apply_command(self, tau: np.ndarray, held: bool, commanded: bool) -> None:
+        """A valid command of either input (:class:`~fric_nodes.sim_topics.SimTopics`): clipped
+        at the effort limits; ``held``: a JointState command (robot_joint_commands_timeout);
+        ``commanded`` False (every entry NaN: no command yet) keeps the brakes on."""
         lim = self._effort
         if (np.abs(tau) > lim).any():
             over = np.abs(tau) > lim
@@ -228,7 +233,8 @@ class TransmissionSim(FricNode):
         else:
             self._tau[:] = tau
         self._cmd_step = self.steps
-        if self._braked:
+        self._cmd_held = held
+        if self._braked and commanded:
             self._braked = False
             self.get_logger().info(f"first command at {self.steps * self.h:.3f} s: joints "
                                    "released (hold_until_command)")
@@ -258,7 +264,10 @@ class TransmissionSim(FricNode):
     # -- stepping -----------------------------------------------------------------------------
     def step_once(self) -> None:
         """One step of (69) with the current command and wrench, then publish joint_states."""
-        limit = self.values["command_timeout"] / self.h
+        if self._cmd_held:  # 0: held until the next (the topic-based interface's convention)
+            limit = self.values["robot_joint_commands_timeout"] / self.h or np.inf
+        else:
+            limit = self.values["command_timeout"] / self.h
         live = self._cmd_step is not None and self.steps - self._cmd_step <= limit
         if self._cmd_step is not None and not live and not self._timed_out:
             self._timeouts += 1
@@ -293,7 +302,7 @@ class TransmissionSim(FricNode):
         js.position = self.arm.q.tolist()
         js.velocity = self.arm.v.tolist()
         js.effort = tau.tolist()
-        self._js_pub.publish(js)
+        self.topics.publish(js)
         end = self.values["duration"]
         if end > 0.0 and self.steps * self.h >= end - 1e-12:
             self.finished = True
@@ -438,6 +447,11 @@ class TransmissionSim(FricNode):
               ("end-stop steps", str(self.arm.stop_steps)),
               ("end-stop steps by impact projection", str(self.arm.stop_unconverged))]
         kv += self._rejects.key_values()
+        t = self.topics
+        kv.append(("last command from", t.topics[t.source] if t.source else "none yet"))
+        if t.source == "robot_joint_commands_topic":
+            kv.append(("joints without a command (NaN: zero effort)",
+                       ",".join(t.uncommanded()) or "none"))
         if self.arm.joint_friction:
             kv.append(("joint friction", self.values["joint_friction"]))
             und = self.arm.efficiencies_undetermined
