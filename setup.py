@@ -56,7 +56,7 @@ setup(
         ],
         "dev": ["pytest", "ruff", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
         # MuJoCo with fric's exact joint friction (fric_core.mujoco.FrictionStepper)
-        "mujoco": ["mujoco>=3.3,<5"],
+        "mujoco": ["mujoco>=4.0,<5"],
     },
     entry_points={
         "console_scripts": [
