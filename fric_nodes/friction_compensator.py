@@ -5,6 +5,10 @@ in a ros2_control topic chain (issue 15; docs/friction_compensator.md)::
     joint_state_broadcaster --joint_states--> friction_compensator <--command_topic-- controller
     friction_compensator --effort_controller/commands--> forward_command_controller (effort)
 
+or, with ``command_type: JointState``, on the command path of ros2_control's topic-based
+hardware interface: its JointState commands in (by name, NaN = no command yet), the same names
+out on ``/robot_joint_commands`` (:mod:`fric_nodes.joint_command_path`).
+
 Per valid ``joint_states`` message (the 1 kHz loop) one step of
 :class:`fric_core.compensation.FrictionCompensator` (paper 000's model C driven by the measured
 position, relaxed at rest); ``commands + enable·scale·f̂ (+ g(q))`` saturated at ``max_effort``
@@ -49,6 +53,7 @@ from fric_nodes.own_arm import ARM_SETUP_SPEC, arm_setup_overrides
 from fric_nodes._node_util import (FricNode, Housekeeping, RejectLog, declare_params,
                                    friction_laws_text, rejected_change, run_node, sleep_ok,
                                    unused_overrides, wall_clock_ns)
+from fric_nodes.joint_command_path import JointCommandPath
 from fric_nodes.compensator_diagnostics import (CompensatorStats, compensator_status,
                                                 joint_uses, same_joints_problem, uses_text)
 from fric_nodes.renderer_diagnostics import LazyRejectLog
@@ -61,14 +66,21 @@ _IMPLAUSIBLE = "{}: {} {:.6g} of joint {!r} is beyond {} {:g}"
 
 SPECS = (
     ParamSpec("joints", ["joint1"], "joints to compensate, matched by name in joint_states; "
-              "the command input and the output have one entry per joint in this order",
+              "the command input and the output have one entry per joint in this order "
+              "(command_type JointState: by name)",
               read_only=True, list_of=str),
     ParamSpec("joint_friction", "", "path to joint_friction.yaml (the output of fric identify): "
               "Cp, Cn, bp, bn (and eta_f, eta_b) per joint; relative in a parameter file: to that "
               "file", read_only=True, path=True),
     ParamSpec("command_topic", names.COMPENSATOR_EFFORT_IN, "the controller's effort commands "
-              "(std_msgs/Float64MultiArray, one entry per joint in `joints` order)",
-              read_only=True),
+              "(command_type: std_msgs/Float64MultiArray, one entry per joint in `joints` order; "
+              "or sensor_msgs/JointState by name)", read_only=True),
+    ParamSpec("command_type", "Float64MultiArray", "Float64MultiArray: a controller's commands "
+              "in, effort_controller/commands out (forward_command_controller); JointState: the "
+              "topic-based hardware interface's commands in (by name, NaN = no command yet: "
+              "passed on as NaN with require_command, else the compensation alone), the same "
+              "names out on /robot_joint_commands", read_only=True,
+              choices=("Float64MultiArray", "JointState")),
     ParamSpec("publish_on", "command", "command: while commands are fresh, publish on each "
               "command (with the compensation of the latest joint_states: the controller's "
               "command goes out without waiting a cycle), otherwise on each joint_states; "
@@ -213,6 +225,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._load = np.zeros(n)
         self._finite = np.zeros(n, dtype=bool)
         self._writer = Float64ArrayWriter()
+        # command_type JointState: the topic-based interface's commands by name (None: arrays)
+        self._path = JointCommandPath(joints) if v["command_type"] == "JointState" else None
         self._stats = CompensatorStats()
         # joint_states at up to 1 kHz: a rejection costs no more than a step (LazyRejectLog)
         self._states_rej = LazyRejectLog(self.get_logger(), "joint_state",
@@ -232,12 +246,13 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._tripped = False
         self._cmd_tripped = False
         self._active = False  # lifecycle state active: publishing
-        self._out = self.create_publisher(Float64MultiArray, names.EFFORT_COMMANDS,
-                                          qos.CONTROL_PUB)
+        out_type, out_topic, on_command = (
+            (JointState, names.ROBOT_JOINT_COMMANDS, self._on_joint_command) if self._path else
+            (Float64MultiArray, names.EFFORT_COMMANDS, self._on_command))
+        self._out = self.create_publisher(out_type, out_topic, qos.CONTROL_PUB)
         self._state_sub = self.create_subscription(JointState, names.JOINT_STATES,
                                                    self._on_joint_state, qos.CONTROL_SUB)
-        sub = self.create_subscription(Float64MultiArray, v["command_topic"], self._on_command,
-                                       qos.CONTROL_SUB)
+        sub = self.create_subscription(out_type, v["command_topic"], on_command, qos.CONTROL_SUB)
         self._command_topic = sub.topic_name
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
@@ -253,7 +268,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
                         f"{_fmt(c.deadband)} rad, relax_time={_fmt(c.relax_time)} s")
         self.get_logger().info(
             f"compensating {list(joints)} from {v['joint_friction']} ({self._layout}); "
-            f"commands from {self._command_topic}, output {names.EFFORT_COMMANDS}"
+            f"{v['command_type']} commands from {self._command_topic}, output "
+            f"{self._out.topic_name}"
             + {"none": "", "urdf": ", gravity from the URDF",
                "identified": ", the identified gravity (rigid_body of the joint_friction file)"}[
                 v["gravity"]]
@@ -302,6 +318,19 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
                                f"joint {self._joints[i]!r} is beyond max_command "
                                f"{self._max_command:g}")
             return
+        self._take_command(vals)
+
+    def _on_joint_command(self, msg: JointState) -> None:
+        """command_type JointState: the topic-based interface's commands by name."""
+        try:
+            self._path.read(msg, self._max_command, "max_command")
+        except InputError as e:
+            self._cmds_rej.add(e.kind, f"{self._command_topic}: {e}")
+            return
+        self._take_command(self._path.reader.values)
+
+    def _take_command(self, vals: np.ndarray) -> None:
+        """A valid command (0 for a joint without one: NaN in a JointState command)."""
         self._cmd[:] = vals
         self._last_cmd = time.monotonic_ns()
         self._stats.commands += 1
@@ -372,7 +401,8 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         joint's element restarts from rest."""
         if not np.isfinite(out, out=self._finite).all():
             self._non_finite(out)
-        self._out.publish(self._writer.fill(out))
+        path = self._path
+        self._out.publish(path.fill(out, self._require) if path else self._writer.fill(out))
         self._stats.published += 1
         self._housekeeping.after_output()
 
@@ -414,7 +444,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         if (self._last_cmd is not None or self._stats.published) and not self._cmd_tripped:
             self._cmd_tripped = True
             self._stats.command_trips += 1
-            self._out.publish(self._writer.fill(self._zero))
+            self._out.publish(self._zero_output())
             self.get_logger().warning(
                 f"watchdog: no valid command on {self._command_topic} for "
                 f"{self._timeout_ns * 1e-9:g} s (require_command): zero effort published, "
@@ -433,7 +463,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             self._stats.state_trips += 1
             self._stamps.trip()
             self._comp.reset()
-            self._out.publish(self._writer.fill(self._zero))
+            self._out.publish(self._zero_output())
             self.get_logger().warning(
                 f"watchdog: no valid joint_states for {self._timeout_ns * 1e-9:g} s: zero effort "
                 "published, element reset")
@@ -443,8 +473,13 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         active: the deactivation published it). True if published."""
         if not self._active:
             return False
-        self._out.publish(self._writer.fill(self._zero))
+        self._out.publish(self._zero_output())
         return True
+
+    def _zero_output(self):
+        """Zero effort: every compensated joint (command_type JointState: every joint of the
+        latest command's names)."""
+        return self._path.zero() if self._path else self._writer.fill(self._zero)
 
     # ------------------------------------------------------------------ lifecycle
     def _lc_activate(self) -> None:
