@@ -60,6 +60,9 @@ ARRAY_KEYS = ("js_stamp", "js_rx", "js_position", "js_velocity", "js_effort",
               "effort_rx", "effort", "setpoint_rx", "setpoint",
               "wrench_stamp", "wrench_rx", "wrench", "hand_rx", "hand")
 
+#: most points a plot line or scatter draws (:func:`plot_run`)
+PLOT_POINTS = 20_000
+
 DEFAULTS = dict(encoder_resolution=2.57e-6, v_slide=0.01, settle=0.5, min_hold=0.05,
                 hand_threshold=0.05, virtual_mass=0.0)
 
@@ -259,13 +262,14 @@ def write_files(data: RunData, out_dir: str | os.PathLike, plots: bool = True, l
         log(f"{prog}: no joint_states with joint {data.meta.get('joint_name')!r} "
             f"received{hint}; wrote the empty record {written[0].resolve()}")
         return 1, written
-    summary = analyze(data)
+    series = _series(data)  # once: aligning a hand script takes seconds on a long run
+    summary = _analyze(data, series)
     summary.update(extra or {})
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=1) + "\n")
     written.append(p)
     if plots:
-        written += plot_run(data, out, summary)
+        written += _plot_run(data, series, out, summary, "", PLOT_POINTS)
     log(f"{prog}: wrote " + ", ".join(str(w.resolve()) for w in written))
     log(format_summary(summary))
     return 0, written
@@ -355,16 +359,7 @@ def _hold_last(x: np.ndarray, fill: float = 0.0) -> np.ndarray:
 
 
 def _series(data: RunData) -> dict[str, np.ndarray]:
-    """Everything on the joint_states time base (index = state); computed once per
-    :class:`RunData` (:func:`analyze` and :func:`plot_run` share it: aligning a hand script
-    takes seconds on a long run)."""
-    cached = data.__dict__.get("_series")
-    if cached is None:
-        cached = data.__dict__["_series"] = _make_series(data)
-    return dict(cached)
-
-
-def _make_series(data: RunData) -> dict[str, np.ndarray]:
+    """Everything on the joint_states time base (index = state)."""
     n = data.n_states
     js_rx = data.js_rx
     t = data.js_stamp - data.js_stamp[0] if n else np.zeros(0)
@@ -456,11 +451,15 @@ def _holds(t: np.ndarray, hand: np.ndarray, min_hold: float, threshold: float) -
 def analyze(data: RunData, **options) -> dict:
     """The run's summary (a JSON-serialisable dict; see the module docstring). ``options``
     override :data:`DEFAULTS` and the values in ``data.meta``."""
+    return _analyze(data, _series(data), **options)
+
+
+def _analyze(data: RunData, s: dict, **options) -> dict:
+    """:func:`analyze` on the series ``s`` of ``data`` (:func:`_series`)."""
     opt = {k: data.meta.get(k, v) for k, v in DEFAULTS.items()}
     opt.update(options)
     res_m = float(opt["encoder_resolution"])
     v_slide = float(opt["v_slide"])
-    s = _series(data)
     t, x, v, rf = s["t"], s["position"], s["velocity"], s["rendered"]
     out: dict[str, Any] = {
         "mode": data.meta.get("mode", "impedance"),
@@ -600,21 +599,27 @@ def _envelope(y: np.ndarray, k: int) -> np.ndarray:
 
 
 def plot_run(data: RunData, out_dir: str | os.PathLike, summary: Mapping | None = None,
-             prefix: str = "", max_points: int = 20_000) -> list[Path]:
+             prefix: str = "", max_points: int = PLOT_POINTS) -> list[Path]:
     """Write ``<prefix>timeseries.png`` (position, velocity, rendered and hand force vs time) and
     ``<prefix>force_velocity.png`` (rendered force vs velocity); returns their paths. A run of
     more than ``max_points`` states is plotted decimated, so the time to draw stays bounded
     (0.6 s for 540 000 states, 1.4 s before at 200 000 points): the time series as the minimum
     and maximum of every k states (``max_points`` points a line, every extreme kept), the force
     against velocity every k-th state."""
+    s = _series(data)
+    summary = summary if summary is not None else _analyze(data, s)
+    return _plot_run(data, s, out_dir, summary, prefix, max_points)
+
+
+def _plot_run(data: RunData, s: dict, out_dir: str | os.PathLike, summary: Mapping,
+              prefix: str, max_points: int) -> list[Path]:
+    """:func:`plot_run` on the series ``s`` of ``data`` (:func:`_series`)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    s = _series(data)
-    summary = summary if summary is not None else analyze(data)
     mode = data.meta.get("mode", "impedance")
     title = data.meta.get("title") or f"fric haptic run ({mode})"
     xlabel = "stage time [s]"
