@@ -214,18 +214,11 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
     kind = dict(zip(names, full.joint_kinds))
     lo = dict(zip(names, full.lower))
     hi = dict(zip(names, full.upper))
+    from .arm_identification.excitation import excitable_joints, rest_positions
+
     left_out: list[tuple[str, str]] = []
-    if joints is None:
-        chosen = []
-        for j in names:
-            if j in mimic:
-                left_out.append((j, f"mimic joint of {mimic[j]!r}: it follows its master"))
-            elif kind[j] != "continuous" and hi[j] - lo[j] < 2.0 * LIMIT_MARGIN:
-                unit = "m" if kind[j] == "prismatic" else "rad"
-                left_out.append((j, f"range {hi[j] - lo[j]:.3g} {unit} is narrower than twice "
-                                    f"the margin {LIMIT_MARGIN:g} {unit}: too short to move"))
-            else:
-                chosen.append(j)
+    if joints is None:  # fric excite's rule (one rule for the tools and the chain)
+        chosen, left_out = excitable_joints(full, LIMIT_MARGIN, mimic)
         if not chosen:
             raise UrdfError(f"joints: no joint of {source} to drive (left out: "
                             + "; ".join(f"{j}: {w}" for j, w in left_out) + ")")
@@ -240,16 +233,16 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
                             f"{source} are {names}")
         if len(set(chosen)) != len(chosen):
             raise UrdfError(f"joints: repeated names in {chosen}")
-        bad = [f"{j} (mimic joint of {mimic[j]!r}: it follows its master)"
+        bad = [f"{j} (a <mimic> of {mimic[j]}: it follows that joint)"
                for j in chosen if j in mimic]
         if bad:
             raise UrdfError(f"joints: {', '.join(bad)}; leave it out")
         left_out = [(j, "not in joints") for j in names if j not in chosen]
 
+    rest = rest_positions(full, names, LIMIT_MARGIN)  # 0, or mid-range (the same rule)
+
     def start(j: str) -> float:
-        if kind[j] == "continuous" or lo[j] + LIMIT_MARGIN <= 0.0 <= hi[j] - LIMIT_MARGIN:
-            return 0.0
-        return 0.5 * (lo[j] + hi[j])
+        return rest[j]
 
     locked = {j: start(j) for j in names if j not in chosen}
     if from_file:

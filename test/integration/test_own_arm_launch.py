@@ -51,8 +51,8 @@ def test_the_chain_runs_a_urdf_the_project_does_not_ship(own, env, tmp_path):
     assert rc == 0, text[-3000:]
     for node in ("transmission_sim", "trajectory_tracker", "friction_compensator"):
         assert f"[{node}]: arm_setup: from {urdf}" in text, node
-    assert "left out own_finger2: mimic joint of 'own_finger1'" in text
-    assert "left out own_finger1: range 0.04 m is narrower than twice the margin" in text
+    assert "left out own_finger2: a <mimic> of own_finger1" in text
+    assert "left out own_finger1: its range [0, 0.04] m is not wider than twice the margin" in text
     r = np.load(result)
     assert tuple(r["joints"]) == ARM_NAMES               # the fingers are not driven
     q0 = r["q"][0]
@@ -60,10 +60,12 @@ def test_the_chain_runs_a_urdf_the_project_does_not_ship(own, env, tmp_path):
     # Tracking with the compensator: a PD alone stays behind a Coulomb level C by C / kp when
     # the joint moves slowly (joint 1: 2.0 N m / 36.8 N m/rad = 0.054 rad, measured 0.059 RMS
     # with compensate:=false); with the true friction compensated, less than half of that on
-    # every joint (measured 0.014 on joint 1)
+    # every joint (measured 0.014 on joint 1), or within what the chain tracks without any
+    # friction (measured <= 2.7 mrad RMS per joint with a frictionless arm): a stiff joint's
+    # C / kp is below that floor
     s = arm_setup(str(urdf))
     lag = np.array([max(OWN_FRICTION[j][:2]) for j in ARM_NAMES]) / s.kp
-    assert np.all(r["rms"] < 0.5 * lag), (r["rms"], lag)
+    assert np.all(r["rms"] < np.maximum(0.5 * lag, 3e-3)), (r["rms"], lag)
     assert int(np.sum(r["clipped"])) == 0
 
 
@@ -97,6 +99,6 @@ def test_fric_arm_params_writes_what_the_nodes_derive(own, tmp_path):
     assert doc["transmission_sim"]["ros__parameters"]["initial_positions"] == pytest.approx(
         s.initial_positions, abs=1e-6)
     line = one_error_line(run_fric("arm-params", "--urdf", urdf, "--joints", "own_finger2"))
-    assert "joints: own_finger2 (mimic joint of 'own_finger1'" in line
+    assert "joints: own_finger2 (a <mimic> of own_finger1" in line
     line = one_error_line(run_fric("arm-params", "--urdf", tmp_path / "none.urdf"))
     assert "urdf: no such file" in line
