@@ -227,12 +227,6 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
         if not chosen:
             raise UrdfError("joints: empty; name at least one joint (or give none: every "
                             "movable joint that is not a mimic joint)")
-        unknown = [j for j in chosen if j not in kind]
-        if unknown:
-            raise UrdfError(f"joints: unknown joint(s) {unknown}; the movable joints of "
-                            f"{source} are {names}")
-        if len(set(chosen)) != len(chosen):
-            raise UrdfError(f"joints: repeated names in {chosen}")
         bad = [f"{j} (a <mimic> of {mimic[j]}: it follows that joint)"
                for j in chosen if j in mimic]
         if bad:
@@ -241,17 +235,20 @@ def arm_setup(urdf: str, joints: Sequence[str] | None = None, *,
 
     rest = rest_positions(full, names, LIMIT_MARGIN)  # 0, or mid-range (the same rule)
 
-    def start(j: str) -> float:
-        return rest[j]
-
-    locked = {j: start(j) for j in names if j not in chosen}
-    if from_file:
-        dyn = UrdfDynamics(source, joint_names=chosen, gravity=gravity, locked_positions=locked)
-    else:
-        dyn = UrdfDynamics.from_xml(xml, joint_names=chosen, gravity=gravity,
-                                    locked_positions=locked)
+    locked = {j: rest[j] for j in names if j not in chosen}
+    try:  # UrdfDynamics names unknown and repeated joints
+        if from_file:
+            dyn = UrdfDynamics(source, joint_names=chosen, gravity=gravity,
+                               locked_positions=locked)
+        else:
+            dyn = UrdfDynamics.from_xml(xml, joint_names=chosen, gravity=gravity,
+                                        locked_positions=locked)
+    except UrdfError as e:
+        msg = str(e)
+        raise UrdfError("joints: " + msg[len("joint_names: "):]
+                        if msg.startswith("joint_names: ") else msg) from None
     n = dyn.n
-    q0 = np.array([start(j) for j in chosen])
+    q0 = np.array([rest[j] for j in chosen])
     lower = np.array([lo[j] for j in chosen])
     upper = np.array([hi[j] for j in chosen])
     w, zeta = BANDWIDTH, DAMPING_RATIO
