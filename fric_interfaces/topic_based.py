@@ -6,8 +6,8 @@ The convention is that of ``joint_state_topic_hardware_interface/JointStateTopic
 github.com/ros-controls/topic_based_hardware_interfaces, file
 ``joint_state_topic_hardware_interface/src/joint_state_topic_hardware_interface.cpp`` at commit
 ``d115f23614d7180e54027e8cb7f2df5a9d719d2d``, unchanged since tag 1.1.0 = ``d30e9ab``; the
-effort-only commands came with #118, commit ``babecd8``; 1.0.0 published no effort-only
-commands):
+effort-only send rule came with #118, commit ``babecd8``: 1.0.0 summed |state − command| over
+position commands only, so it sent effort-only commands only with a threshold of -1):
 
 * ``on_init``: the hardware parameters ``joint_commands_topic`` (default
   ``/robot_joint_commands``, publisher QoS keep-last 1, reliable) and ``joint_states_topic``
@@ -20,9 +20,11 @@ commands):
   of its command interfaces in order, the command appended to ``position``, ``velocity`` or
   ``effort``. With only effort command interfaces: ``effort`` has one entry per name, in name
   order, ``position`` and ``velocity`` are empty. A command interface holds NaN until a
-  controller writes it (ros2_control's ``Handle`` without ``initial_value``;
-  ``forward_command_controller`` writes nothing until its first message), so the interface sends
-  NaN for a joint no controller commands yet. Nothing is sent when Σ|state − command| over the
+  controller writes it (ros2_control kilted ``hardware_interface/handle.hpp``, commit
+  ``cbe7d2c``: a ``Handle`` without ``initial_value`` starts at NaN; ros2_controllers kilted
+  ``forward_command_controller/src/forward_controllers_base.cpp``, commit ``0f8eb14``: nothing is
+  written while its command buffer is all NaN, before the first message), so the interface
+  sends NaN for a joint no controller commands yet. Nothing is sent when Σ|state − command| over the
   command interfaces is at most ``trigger_joint_command_threshold``: a steady effort command that
   the simulator reports back as its effort state is sent once, not every cycle (set the threshold
   to -1 to send every cycle; NaN compares false and is always sent).
