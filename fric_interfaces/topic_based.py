@@ -234,5 +234,5 @@ SIM_TOPIC_SPECS = (
     ParamSpec("robot_joint_commands_timeout", 0.0, "a command on robot_joint_commands_topic "
               "older than this (simulated time) is dropped (zero effort); 0 = held until the "
               "next: the interface does not resend a command equal to the effort state within "
-              "trigger_joint_command_threshold", unit="s", min=0.0, max=3600.0),
+              "trigger_joint_command_threshold", unit="s", min=0.0, max=3600.0, read_only=True),
 )

@@ -136,7 +136,6 @@ def test_bad_commands_are_rejected_counted_per_reason_and_change_nothing(make):
     got = {k.removeprefix("rejected joint_state_command "): int(v) for k, v in kv.items()
            if k.startswith("rejected joint_state_command ") and not k.endswith(" last")}
     assert got == want  # one key per reason, each counted
-    assert kv["rejected inputs"] == str(len(bad))
     assert "gripper" in kv["rejected joint_state_command unknown_joint last"]
     assert "effort" in kv["rejected joint_state_command length_mismatch last"]
 
