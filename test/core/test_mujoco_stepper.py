@@ -285,3 +285,21 @@ def test_frictionloss_of_mapped_joints_is_replaced():
     with pytest.warns(FrictionLossWarning, match="'j': 0.7"):
         FrictionStepper(m, d, friction([1.0], names=["j"]))
     assert m.dof_frictionloss[0] == 0.0
+
+
+def test_curve_law_slides_at_the_speed_where_the_curve_balances_the_torque():
+    """law: curve (issue 23): under a constant torque above breakaway the hinge settles at the
+    speed where the piecewise-linear friction equals the torque (the step's segment law is exact
+    in steady sliding): f(v) = 1.5 + (4/3)(v − 0.5) = 1.6 at v = 0.575 rad/s."""
+    from fric_core.joint_friction import FrictionCurve
+
+    curve = FrictionCurve.make([0.0, 0.5, 2.0], [1.0, 1.5, 3.5], [0.0, 0.5, 2.0], [1.0, 1.5, 3.5])
+    fs = JointFrictionSet({"j": JointFriction(Cp=1.0, Cn=1.0, bp=1.0, bn=1.0, law="curve",
+                                              curve=curve)})
+    m, d = hinge()
+    st = FrictionStepper(m, d, fs)
+    d.qfrc_applied[0] = 1.6
+    for _ in range(2 * HOLD_STEPS):  # time constant I / slope ≈ 0.8 s: 20 s settle to e^-25
+        st.step()
+    assert d.qvel[0] == pytest.approx(0.575, rel=1e-9)
+    assert st.friction_torque[0] == pytest.approx(1.6, rel=1e-9)
