@@ -31,11 +31,9 @@ import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
-
-from fric_core.arm_identification.joint_state_bag import _Malformed, _parse_layout
 
 __all__ = ["RECORDS", "MALFORMED", "MAX_LAYOUTS", "Decoder", "JointStates", "Commands", "Wrench",
            "Float64", "decoder_for", "MemoryStore", "Spool", "Columns", "window_start"]
@@ -53,6 +51,15 @@ _STAMPED = np.dtype([("rx", "<i8"), ("stamp", "<i8"), ("value", "<f8"), ("ok", "
 #: the record of each recorded topic (run_report's keys)
 RECORDS = {"joint_states": _JS, "effort": _VALUE, "setpoint": _VALUE, "wrench": _STAMPED,
            "hand": _VALUE}
+
+
+class _Malformed(Exception):
+    """Bytes that are not the message type; the text says where they broke."""
+
+
+class _JointStateInfo(NamedTuple):
+    names: tuple
+    counts: tuple  # position, velocity, effort lengths
 
 
 def _align(pos: int, size: int) -> int:
@@ -103,6 +110,17 @@ class _Reader:
             raise _Malformed(f"{what}: a string of {size} bytes runs past the end")
         return pos + size
 
+    def string(self, pos: int, what: str) -> tuple[str, int]:
+        end = self.skip_string(pos, what)
+        start = _align(pos, 4) + 4
+        text = self.raw[start:end]
+        if text and text[-1] == 0:
+            text = text[:-1]
+        try:
+            return bytes(text).decode("utf-8"), end
+        except UnicodeDecodeError:
+            raise _Malformed(f"{what}: not UTF-8") from None
+
     def doubles_at(self, pos: int, count: int, what: str) -> int:
         pos = _align(pos, 8)
         if pos + 8 * count > self.n:
@@ -128,7 +146,9 @@ class Decoder:
         self.first_problem = ""
 
     def decode(self, rx: Sequence[int], raws: Sequence[bytes]) -> np.ndarray:
-        """The records of ``raws`` (received at ``rx``, ns), in their order."""
+        """The records of ``raws`` (received at ``rx``, ns; bytes, or buffers such as rosbags'
+        ``serialize_cdr`` memoryviews), in their order."""
+        raws = [r if type(r) is bytes else bytes(r) for r in raws]
         out = np.zeros(len(raws), self.record)
         out["rx"] = rx
         groups: dict[int, list[int]] = {}
@@ -208,10 +228,30 @@ class JointStates(Decoder):
         return self.layouts[lid].info.counts
 
     def _parse(self, raw: bytes) -> _Layout:
-        js = _parse_layout(raw)
-        sig = [(0, bytes(raw[:4])), (12, js.blob)]
-        sig += [(at, bytes(raw[at:at + 4])) for at in js.count_at]
-        return _Layout(js.length, tuple(sig), js.dtype, js)
+        r = _Reader(raw)
+        if r.n < 16:
+            raise _Malformed(f"{r.n} bytes, fewer than the smallest JointState (16)")
+        fields = {"sec": (r.e + "i4", 4), "nanosec": (r.e + "u4", 8)}
+        pos = r.skip_string(12, "header.frame_id")
+        k, pos = r.count(pos, "name")
+        if 4 * k > r.n - pos:
+            raise _Malformed(f"name: {k} strings cannot fit in the {r.n - pos} bytes left")
+        names = []
+        for i in range(k):
+            name, pos = r.string(pos, f"name[{i}]")
+            names.append(name)
+        sig = [(0, bytes(raw[:4])), (12, bytes(raw[12:pos]))]
+        counts = []
+        for field in ("position", "velocity", "effort"):
+            count, pos = r.count(pos, field)
+            sig.append((pos - 4, bytes(raw[pos - 4:pos])))
+            if count:
+                pos = r.doubles_at(pos, count, field)
+                fields[field] = ((r.e + "f8", (count,)), pos)
+                pos += 8 * count
+            counts.append(count)
+        return _Layout(r.n, tuple(sig), _dtype(r.n, fields),
+                       _JointStateInfo(tuple(names), tuple(counts)))
 
     def _fill(self, out, at, lid, lay, rec) -> None:
         js = lay.info
