@@ -77,12 +77,13 @@ class FricNode(Node):
 
     default_name = ""
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, abstract: bool = False, **kwargs):
         """A node class must define its ``_setup`` and ``diagnostic_status`` (checked when the
-        class is defined, not when a half-built node would first call them)."""
+        class is defined, not when a half-built node would first call them); ``abstract=True``
+        (``class Base(FricNode, abstract=True)``) marks a base that its subclasses complete."""
         super().__init_subclass__(**kwargs)
         missing = [m for m in ("_setup", "diagnostic_status")
-                   if not callable(getattr(cls, m, None))]
+                   if not abstract and not callable(getattr(cls, m, None))]
         if missing:
             raise TypeError(f"{cls.__name__} derives from FricNode but does not define "
                             f"{', '.join(missing)}")
