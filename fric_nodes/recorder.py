@@ -199,6 +199,7 @@ class Recorder(Node):
         try:
             self.p = declare_params(self, PARAMS)
             self._open_bag()
+            self._open_columns()
         except Exception:
             self.close_bag()
             self.destroy_node()
@@ -223,7 +224,6 @@ class Recorder(Node):
                                                        raw=True)
                 self._queues.append((i, sub.handle, typ))
         self._batch: list[tuple[int, int, bytes]] = []
-        self._open_columns()
         self.create_timer(float(p["drain_period"]), known_signature(self.drain))
         what = ("every joint" if p["kind"] == "arm" else f"joint {p['joint_name']!r}")
         self.get_logger().info(
@@ -281,6 +281,8 @@ class Recorder(Node):
         try:
             spool = Spool(self.bag_path.parent / SPOOL_NAME, keep_ns=keep,
                           segment_ns=max(keep // 4, 10**9) if keep else 60 * 10**9)
+        except ValueError as e:  # something else of the user's there: refused at start-up
+            raise ValueError(f"out_dir: {e}") from None
         except OSError as e:
             self._columns_failed(e)
             return

@@ -376,12 +376,19 @@ class Spool:
     """Records appended to files in ``path`` as the recorder writes the bag, in segments of
     ``segment_ns`` of receive time; with ``keep_ns`` > 0 a segment ending more than
     ``keep_ns`` before the newest record is deleted (the disk used stays bounded by the
-    analysis window: 45 bytes a joint_states, 25 a wrench, 17 a command or hand force). ``path``
-    is replaced if it exists (a spool left by a recorder that was killed)."""
+    analysis window: 45 bytes a joint_states, 25 a wrench, 17 a command or hand force). A spool
+    at ``path`` (left by a recorder that was killed) is replaced; anything else there is a
+    ``ValueError``."""
 
     def __init__(self, path: str | Path, keep_ns: int = 0, segment_ns: int = 60 * 10**9):
         self.path = Path(path)
         if self.path.exists():
+            ours = self.path.is_dir() and all(
+                d.is_dir() and len(d.name) == 6 and d.name.isdigit()
+                and all(f.suffix == ".bin" for f in d.iterdir()) for d in self.path.iterdir())
+            if not ours:
+                raise ValueError(f"{self.path} exists and is not a spool of fric_recorder; move "
+                                 f"it or choose another out_dir")
             shutil.rmtree(self.path)
         self.path.mkdir(parents=True)
         self.keep_ns, self.segment_ns = int(keep_ns), int(segment_ns)

@@ -18,6 +18,7 @@ files again from a bag alone.
 * The spool keeps only the analysis window (bounded disk) and gives what ``read_bag`` gives for
   that window.
 * ``fric report`` on what is not a closed bag: one line, exit 2.
+* A killed recorder's spool is replaced; a user's directory of its name is refused by name.
 """
 
 from __future__ import annotations
@@ -204,3 +205,29 @@ def test_fric_report_refuses_what_is_not_a_closed_bag(tmp_path):
     assert "no metadata.yaml" in line and "ros2 bag reindex" in line
     r = run_fric("report", killed, "--window", "-1")
     assert r.returncode == 2 and "--window" in one_error_line(r)
+
+
+def test_a_killed_recorders_spool_is_replaced_and_anything_else_refused(tmp_path):
+    """The spool's directory: a previous (killed) recorder's is replaced; a user's directory of
+    that name is refused at start-up in one line naming out_dir, and kept."""
+    from fric_nodes.recorder import SPOOL_NAME
+    from fric_nodes.tools.run_columns import Spool
+
+    left = tmp_path / "killed" / SPOOL_NAME / "000003"
+    left.mkdir(parents=True)
+    (left / "joint_states.bin").write_bytes(bytes(45))
+    spool = Spool(left.parent)
+    assert list(left.parent.iterdir()) == []
+    spool.remove()
+    mine = tmp_path / "rec" / SPOOL_NAME
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine")
+    r = subprocess.run([sys.executable, "-m", "fric_nodes.recorder", "--ros-args",
+                        "-p", f"out_dir:={tmp_path / 'rec'}"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert "Traceback" not in r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "bad parameters: out_dir:" in lines[0], r.stderr
+    assert "is not a spool of fric_recorder" in lines[0]
+    assert (mine / "notes.txt").read_text() == "mine"
