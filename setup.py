@@ -66,6 +66,7 @@ setup(
             "haptic_loop = fric_nodes.haptic_loop:main",
             "friction_identifier = fric_nodes.friction_identifier:main",
             "transmission_sim = fric_nodes.transmission_sim:main",
+            "mujoco_sim = fric_nodes.mujoco_sim:main",
             "fric_recorder = fric_nodes.recorder:main",
             "friction_compensator = fric_nodes.friction_compensator:main",
             "trajectory_tracker = fric_nodes.trajectory_tracker:main",

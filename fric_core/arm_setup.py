@@ -93,14 +93,16 @@ class ArmSetup:
         as a ``ros__parameters`` file holds them)."""
         joints = lambda: list(self.joints)  # noqa: E731 (a list each: no YAML aliases)
         fl = lambda a: [float(round(x, 6)) for x in np.asarray(a, float)]  # noqa: E731
+        sim = lambda: {  # noqa: E731 (transmission_sim and mujoco_sim: the same meaning)
+            "urdf": self.urdf, "joint_names": joints(),
+            "rotor_inertia": [self.rotor_inertia], "damping": [0.0],
+            "initial_positions": fl(self.initial_positions),
+            "rate": float(rate), "sync": "realtime", "command_timeout": 0.1,
+            "hold_until_command": True,
+        }
         return {
-            "transmission_sim": {
-                "urdf": self.urdf, "joint_names": joints(),
-                "rotor_inertia": [self.rotor_inertia], "damping": [0.0],
-                "initial_positions": fl(self.initial_positions),
-                "rate": float(rate), "sync": "realtime", "command_timeout": 0.1,
-                "hold_until_command": True,
-            },
+            "transmission_sim": sim(),
+            "mujoco_sim": sim(),
             "trajectory_tracker": {
                 "joints": joints(), "urdf": self.urdf, "feed_forward": "inverse_dynamics",
                 "rotor_inertia": [self.rotor_inertia],

@@ -30,6 +30,7 @@ IDENTIFY = "~/identify"
 # Executables / default node names
 FRICTION_RENDERER = "friction_renderer"
 TRANSMISSION_SIM = "transmission_sim"
+MUJOCO_SIM = "mujoco_sim"
 FRICTION_IDENTIFIER = "friction_identifier"
 HAPTIC_STAGE = "haptic_stage"
 FRICTION_COMPENSATOR = "friction_compensator"

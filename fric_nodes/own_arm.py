@@ -20,7 +20,8 @@ __all__ = ["ARM_SETUP_SPEC", "DERIVED", "arm_setup_overrides"]
 DERIVED = ("joint_names", "joints", "initial_positions", "kp", "kd", "max_effort", "sine_center",
            "sine_amplitude", "sine_frequency", "rotor_inertia")
 #: each node's joint-list parameter
-_JOINTS = {"transmission_sim": "joint_names", "trajectory_tracker": "joints",
+_JOINTS = {"transmission_sim": "joint_names", "mujoco_sim": "joint_names",
+           "trajectory_tracker": "joints",
            "friction_compensator": "joints"}
 
 

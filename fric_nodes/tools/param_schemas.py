@@ -25,6 +25,7 @@ _SCHEMAS: dict[str, tuple[tuple[str, str], ...]] = {
     "friction_identifier": (("fric_interfaces.identifier_params", "SPECS"),
                             ("fric_interfaces.identifier_params", "RESULT_SPECS")),
     "transmission_sim": (("fric_interfaces.transmission_params", "SPECS"),),
+    "mujoco_sim": (("fric_interfaces.mujoco_params", "SPECS"),),
     "friction_compensator": (("fric_nodes.friction_compensator", "SPECS"),),
     "trajectory_tracker": (("fric_nodes.trajectory_tracker", "SPECS"),),
     "fric_recorder": (("fric_nodes.recorder", "PARAMS"),),

@@ -2,10 +2,10 @@
 commands as the interface's JointState (by name, effort filled, NaN = no command yet), states on
 both names, exactly as the interface's source defines the messages (test/topic_convention.py).
 
-Every test takes a simulator factory (``SIMULATORS``; mujoco_sim joins with its own): a node of
-two joints at rest, without gravity or external load, whose first step with zero effort leaves
-it exactly where it is. The tests call the node's callbacks and ``step_once`` directly, except
-the last, which runs the topics through DDS with the interface's own QoS.
+Every test takes a simulator factory (``SIMULATORS``: transmission_sim and mujoco_sim): a node
+of two joints at rest, without gravity or external load, whose first step with zero effort
+leaves it exactly where it is. The tests call the node's callbacks and ``step_once`` directly,
+except the last, which runs the topics through DDS with the interface's own QoS.
 """
 
 import math
@@ -18,6 +18,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
+from fric_nodes.mujoco_sim import MujocoSim, mujoco_missing
 from fric_nodes.transmission_sim import TransmissionSim
 from topic_convention import (COMMAND_QOS, STATE_QOS, Sim, interface_command, interface_read,
                               interface_sends)
@@ -32,7 +33,17 @@ def _transmission_sim(**params):
                                                 for k, v in params.items()])
 
 
-SIMULATORS = [pytest.param(_transmission_sim, id="transmission_sim")]
+def _mujoco_sim(**params):
+    """planar_2link compiled by MuJoCo (no joint friction file: MuJoCo's own, none in the URDF),
+    armature 1 kg m^2, no gravity: at rest at q = 0."""
+    params = {"sync": "as_fast_as_possible", "gravity": [0.0, 0.0, 0.0],
+              "rotor_inertia": [1.0], **params}
+    return MujocoSim(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
+
+
+SIMULATORS = [pytest.param(_transmission_sim, id="transmission_sim"),
+              pytest.param(_mujoco_sim, id="mujoco_sim", marks=pytest.mark.skipif(
+                  mujoco_missing(), reason="the optional extra [mujoco] is not installed"))]
 
 
 @pytest.fixture(params=SIMULATORS)
@@ -237,11 +248,12 @@ def test_transmission_sim_brakes_stay_on_while_every_command_is_nan(ros):
         node.destroy_node()
 
 
-def test_through_dds_with_the_interface_qos(ros):
-    """The interface's publisher (QoS(1), reliable) reaches transmission_sim's subscription, and
+@pytest.mark.parametrize("factory", SIMULATORS)
+def test_through_dds_with_the_interface_qos(ros, factory):
+    """The interface's publisher (QoS(1), reliable) reaches the simulator's subscription, and
     the sim's states reach a SensorDataQoS (best effort) subscription on /robot_joint_states,
     whose effort reports the command."""
-    sim = _transmission_sim(sync="realtime", rate=500.0)
+    sim = factory(sync="realtime", rate=500.0)
     peer = rclpy.create_node("topic_interface_peer")
     ex = SingleThreadedExecutor()
     try:
