@@ -17,9 +17,13 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-# The compiled single-contact step of the reduced planar model; optional: without a C compiler
-# the install goes on and fric_core.planar.reduced_fast uses its pure-Python kernel.
+# The compiled single-contact step of the reduced planar model, and the compiled step of the
+# MuJoCo FrictionStepper (not linked against MuJoCo: it gets MuJoCo's function addresses at run
+# time); optional: without a C compiler the install goes on and fric_core.planar.reduced_fast
+# and fric_core.mujoco.FrictionStepper use their Python / numpy steps.
 ext_modules = [Extension("fric_core.planar._reduced_kernel", ["fric_core/planar/_reduced_kernel.c"],
+                         optional=True),
+               Extension("fric_core._mujoco_kernel", ["fric_core/_mujoco_kernel.c"],
                          optional=True)]
 
 setup(

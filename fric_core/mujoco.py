@@ -53,6 +53,14 @@ The mapped joints' ``frictionloss`` is set to 0 in the model (with a
 :class:`FrictionLossWarning` naming them): their friction is this stepper's. Joints not in the
 file keep MuJoCo's behaviour.
 
+Two implementations of the step
+-------------------------------
+:meth:`FrictionStepper.step` makes the whole step in one compiled call
+(:mod:`fric_core.mujoco_kernel`, the C extension ``_mujoco_kernel``) where it is built and
+takes the model; otherwise in numpy (:meth:`FrictionStepper._step_numpy`, the reference the
+kernel is tested against: the same algorithm, to round-off). ``compiled`` and
+``fallback_reason`` say which one a stepper uses and why.
+
 MuJoCo is the optional extra ``[mujoco]``; this is the only fric module that imports it.
 """
 
@@ -66,6 +74,7 @@ import mujoco
 import numpy as np
 
 from .joint_friction import JointFrictionSet, read_joint_friction
+from .mujoco_kernel import make_kernel
 from .transmission.coulomb_projection import CoulombAxproj, solve_joint_friction
 from .transmission.dai import IllPosedWarning, asymmetry_from_efficiencies
 from .transmission.input_friction import InputFriction
@@ -81,6 +90,7 @@ _EULER = int(mujoco.mjtIntegrator.mjINT_EULER)
 _IMPLICITFAST = int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST)
 _INTEGRATOR_NAMES = {int(v): k[len("mjINT_"):] for k, v in
                      mujoco.mjtIntegrator.__members__.items()}
+# mjtDisableBit / mjtEnableBit values are the flags' masks
 _DSBL_DAMPER = int(mujoco.mjtDisableBit.mjDSBL_DAMPER)
 _DSBL_EULERDAMP = int(mujoco.mjtDisableBit.mjDSBL_EULERDAMP)
 _DSBL_ACTUATION = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
@@ -120,6 +130,10 @@ class FrictionStepper:
         (as :meth:`GearedArm.from_joint_friction` does).
     tol : float, optional
         Relative tolerance of the multi-joint friction solve (default 1e-12).
+    compiled : bool or None, optional
+        None (default): the compiled step where available (:mod:`fric_core.mujoco_kernel`),
+        else the numpy step; False: the numpy step; True: the compiled step or ValueError
+        naming why it is not available.
 
     Raises
     ------
@@ -127,7 +141,8 @@ class FrictionStepper:
         ``friction`` names a joint the model lacks or one that is not a hinge or slide
         joint; a bad file (naming the field); ``data`` not of ``model``; an integrator other
         than Euler and implicitfast, ``sleep``, or a velocity derivative the stepper does not
-        reproduce (named); a gear with |γ_u| > 1 on a joint with Coulomb friction.
+        reproduce (named); a gear with |γ_u| > 1 on a joint with Coulomb friction;
+        ``compiled=True`` without the compiled step (the reason named).
 
     Attributes
     ----------
@@ -146,9 +161,16 @@ class FrictionStepper:
     steps, unconverged_steps, ill_posed_steps : int
         Steps taken; of those, steps whose friction solve missed its tolerance, and steps with
         σ_max(P) ≥ 1 (paper 004, (57); warned once with :class:`IllPosedWarning`).
+    compiled : bool
+        Whether :meth:`step` is the compiled step (else the numpy step).
+    fallback_reason : str
+        Why the numpy step is used ('' when compiled; "compiled=False" when asked for).
     """
 
-    def __init__(self, model, data, friction, *, tol: float = 1e-12):
+    def __init__(self, model, data, friction, *, tol: float = 1e-12,
+                 compiled: bool | None = None):
+        if compiled not in (None, True, False):
+            raise ValueError(f"compiled: expected None, True or False, got {compiled!r}")
         if not isinstance(model, mujoco.MjModel):
             raise ValueError(f"model: expected a mujoco.MjModel, got {type(model).__name__}")
         if not isinstance(data, mujoco.MjData):
@@ -221,8 +243,45 @@ class FrictionStepper:
         self._ix = np.ix_(self.dofs, self.dofs)
         self.friction_torque = np.zeros(k)
         self.stuck = np.zeros(k, bool)
-        self.steps = self.unconverged_steps = self.ill_posed_steps = 0
+        self._counts = np.zeros(3, np.int64)  # steps, unconverged, ill-posed (shared with C)
         self._warned = False
+        self._opt = model.opt
+        if compiled is False:
+            self._kernel, self.fallback_reason = None, "compiled=False"
+        else:
+            self._kernel, self.fallback_reason = make_kernel(self)
+            if compiled and self._kernel is None:
+                raise ValueError(f"compiled: the compiled step is not available "
+                                 f"({self.fallback_reason})")
+        self.compiled = self._kernel is not None
+
+    # -- counters (shared with the compiled step) ------------------------------------------------
+    @property
+    def steps(self) -> int:
+        """Steps taken."""
+        return int(self._counts[0])
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self._counts[0] = value
+
+    @property
+    def unconverged_steps(self) -> int:
+        """Steps whose friction solve missed its tolerance."""
+        return int(self._counts[1])
+
+    @unconverged_steps.setter
+    def unconverged_steps(self, value: int) -> None:
+        self._counts[1] = value
+
+    @property
+    def ill_posed_steps(self) -> int:
+        """Steps with σ_max(P) ≥ 1 (paper 004, (57))."""
+        return int(self._counts[2])
+
+    @ill_posed_steps.setter
+    def ill_posed_steps(self, value: int) -> None:
+        self._counts[2] = value
 
     # -- model checks --------------------------------------------------------------------------
     def _check_options(self) -> None:
@@ -234,7 +293,7 @@ class FrictionStepper:
                              f"supported by FrictionStepper (use one of "
                              f"{', '.join(SUPPORTED_INTEGRATORS)}: the friction is solved on the "
                              "matrix their velocity update inverts)")
-        if m.opt.enableflags & (1 << _ENBL_SLEEP):
+        if m.opt.enableflags & _ENBL_SLEEP:
             raise ValueError("model.opt.enableflags: sleep is not supported by FrictionStepper "
                              "(sleeping trees skip the velocity update the friction is solved on)")
         problems = []
@@ -316,16 +375,16 @@ class FrictionStepper:
         h = m.opt.timestep
         dsbl = m.opt.disableflags
         if self._integrator == _EULER:
-            if not (dsbl & (1 << _DSBL_EULERDAMP) or dsbl & (1 << _DSBL_DAMPER)):
+            if not dsbl & (_DSBL_EULERDAMP | _DSBL_DAMPER):
                 # MuJoCo's Euler: implicit in the dof damping when any dof has damping or an
                 # actuator (then M + h·diag(damping), possibly + 0)
                 flat = M.reshape(-1)
                 flat[::m.nv + 1] += h * self._damping
             return M
         deriv = np.zeros(m.nv)
-        if not dsbl & (1 << _DSBL_DAMPER):
+        if not dsbl & _DSBL_DAMPER:
             deriv -= self._damping
-        if self._kv_act.size and not dsbl & (1 << _DSBL_ACTUATION):
+        if self._kv_act.size and not dsbl & _DSBL_ACTUATION:
             a = self._kv_act
             vel = self._kv_bias + self._kv_gain * d.ctrl[self._kv_ctrl]
             force = d.actuator_force[a]
@@ -344,12 +403,23 @@ class FrictionStepper:
         state)."""
         self._solver.reset()
         self._constraint.fill(0.0)
+        if self._kernel is not None:
+            self._kernel.reset()
 
     # -- step ----------------------------------------------------------------------------------
     def step(self) -> None:
         """Advance ``data`` by one ``model.opt.timestep``, as ``mujoco.mj_step`` with the mapped
         joints' friction solved exactly (module docstring). ``qfrc_applied`` is left as it was;
         the friction is in :attr:`friction_torque`."""
+        kernel = self._kernel
+        if kernel is not None:
+            opt = self._opt
+            kernel(opt.timestep, opt.disableflags, opt.disableactuator)
+            return
+        self._step_numpy()
+
+    def _step_numpy(self) -> None:
+        """The numpy step (the reference of the compiled one): :meth:`step`."""
         m, d = self.model, self.data
         mujoco.mj_step1(m, d)
         mujoco.mj_fwdActuation(m, d)
@@ -366,7 +436,7 @@ class FrictionStepper:
         finally:
             np.copyto(applied, self._applied)
         np.copyto(self._constraint, d.qfrc_constraint)
-        self.steps += 1
+        self._counts[0] += 1
 
     def _friction_force(self) -> np.ndarray:
         """(69a)–(69f) on MuJoCo's effective mass: the friction torque F on the mapped joints
@@ -408,7 +478,7 @@ class FrictionStepper:
         y, f, stuck, it, conv, res = solve_joint_friction(self._solver, v_star, A, phi, P, C,
                                                           gu * C)
         if not conv:
-            self.unconverged_steps += 1
+            self._counts[1] += 1
         v_new = v_star - y                                                         # (69f)
         v_new[stuck] = 0.0
         F = f + c0 + b * v_new
@@ -417,10 +487,10 @@ class FrictionStepper:
         return F
 
     def _ill_posed(self, smax: float) -> None:
-        self.ill_posed_steps += 1
+        self._counts[2] += 1
         if not self._warned:
             self._warned = True
             warnings.warn(f"FrictionStepper: sigma_max(P) = {smax:.4g} >= 1: the gear friction's "
                           "well-posedness condition (57) fails (larger armature or smaller "
                           "|gamma_v| restore it); warned once, see ill_posed_steps",
-                          IllPosedWarning, stacklevel=3)
+                          IllPosedWarning, stacklevel=5)  # step's caller

@@ -13,8 +13,10 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco", reason="the optional extra [mujoco] is not installed")
 
+import fric_core.mujoco as fric_mujoco  # noqa: E402
 from fric_core.joint_friction import JointFriction, JointFrictionSet  # noqa: E402
 from fric_core.mujoco import FrictionLossWarning, FrictionStepper  # noqa: E402
+from fric_core.mujoco_kernel import COMPILED  # noqa: E402
 
 ARM_URDF = Path(__file__).resolve().parents[2] / "urdf" / "arm7.urdf"
 H = 1e-3
@@ -27,6 +29,25 @@ HINGE_XML = """<mujoco><compiler angle="radian"/><option timestep="{h}" integrat
 <worldbody><body><joint name="j" type="hinge" axis="0 0 1" damping="{damp}" armature="0.05"/>
 <geom type="box" size="0.5 0.05 0.05" pos="0.5 0 0" mass="3"/></body></worldbody>
 {act}</mujoco>"""
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def step_path(request, monkeypatch):
+    """Every test runs with both implementations of FrictionStepper.step: the compiled kernel
+    (fric_core.mujoco_kernel; skipped where it is not built) and the numpy step."""
+    if request.param == "numpy":
+        monkeypatch.setattr(fric_mujoco, "make_kernel", lambda stepper: (None, "numpy under test"))
+    elif not COMPILED:
+        pytest.skip("fric_core._mujoco_kernel is not built")
+    else:
+        build = fric_mujoco.make_kernel
+
+        def compiled_only(stepper):
+            kernel, reason = build(stepper)
+            assert kernel is not None, reason
+            return kernel, reason
+        monkeypatch.setattr(fric_mujoco, "make_kernel", compiled_only)
+    return request.param
 
 
 def hinge(integ="Euler", damp=0.0, act=""):
