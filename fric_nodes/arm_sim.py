@@ -45,6 +45,9 @@ class ArmSimNode(FricNode, abstract=True):
     """An arm simulator behaving like a ros2_control-driven robot (module docstring);
     :meth:`step_once` is one internal step (callable directly in tests)."""
 
+    #: where the joint limits come from, for messages ("URDF", or "MJCF" for a MuJoCo file)
+    limits_from = "URDF"
+
     def _start_sim(self, joint_names, h: float, bounds: JointBounds, describe: str) -> None:
         """Everything but the physics: call at the end of ``_setup`` with the simulated joints
         (command order), the step ``h`` [s], their bounds and a description of the physics
@@ -105,7 +108,10 @@ class ArmSimNode(FricNode, abstract=True):
                  "default_velocity_limit")):
             if joints:
                 self.get_logger().warning(
-                    f"no URDF {what} limit (<limit {what}> absent, 0 or not finite) for "
+                    f"no {self.limits_from} {what} limit ("
+                    + (f"<limit {what}> absent, 0 or not finite" if self.limits_from == "URDF"
+                       else "actuatorfrcrange not limited" if what == "effort"
+                       else "MuJoCo has none") + ") for "
                     f"{list(joints)}: bounded at {param} = {value:g} {unit} for a prismatic "
                     f"joint); set {param} to change it")
         cont = [self.joint_names[i] for i in b.continuous]
@@ -132,7 +138,7 @@ class ArmSimNode(FricNode, abstract=True):
                 + (" (default_effort_limit)" if i in self._effort_default else "")
                 for i in which)
             source = ("effort limit" if self._effort_default.intersection(which.tolist())
-                      else "URDF effort limit")
+                      else f"{self.limits_from} effort limit")
             self.get_logger().warning(f"effort command beyond the {source}, clipped: "
                                       f"{self._clipped_last}", throttle_duration_sec=1.0)
             np.clip(tau, -lim, lim, out=self._tau)
@@ -245,14 +251,15 @@ class ArmSimNode(FricNode, abstract=True):
         if enforced:
             at = [n for n, a, b, x in zip(j, lower, upper, q) if x <= a or x >= b]
             if at:
-                worse(DiagnosticStatus.WARN, f"in the end stop (URDF limit): {at}")
+                worse(DiagnosticStatus.WARN, f"in the end stop ({self.limits_from} limit): {at}")
         else:
             outside = [n for n, a, b, x in zip(j, lower, upper, q) if not a <= x <= b]
             if outside:
-                worse(DiagnosticStatus.WARN, f"beyond the URDF limits (not enforced): {outside}")
+                worse(DiagnosticStatus.WARN, f"beyond the {self.limits_from} limits (not "
+                      f"enforced): {outside}")
         if self._clipped_period:
             worse(DiagnosticStatus.WARN, f"{self._clipped_period} effort commands clipped at "
-                  f"the URDF effort limit, last: {self._clipped_last}")
+                  f"the {self.limits_from} effort limit, last: {self._clipped_last}")
         if self._speed_limited_period:
             worse(DiagnosticStatus.WARN, f"{self._speed_limited_period} steps cut back to the "
                   f"joint speed limit, last: {self._speed_limited_last} rad/s")

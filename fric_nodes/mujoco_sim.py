@@ -54,6 +54,7 @@ __all__ = ["MujocoSim", "main", "MISSING_EXTRA"]
 
 #: what ``main`` prints when the ``mujoco`` package is not installed
 MISSING_EXTRA = "mujoco_sim needs the mujoco extra: pip install 'fric[mujoco]'"
+_ARMED = 2  # MuJoCo's instability warning counters before a step (MujocoSim._advance)
 
 
 def mujoco_missing() -> bool:
@@ -86,6 +87,7 @@ class MujocoSim(ArmSimNode):
         for line in derived:
             self.get_logger().info(line)
         arm = self.arm = build_mujoco_arm(v)
+        self.limits_from = "MJCF" if v["mjcf"] else "URDF"
         self.model, self.data = arm.model, arm.data
         if arm.welded:
             self.get_logger().info(f"not simulated, welded at 0: {list(arm.welded)}")
@@ -94,7 +96,9 @@ class MujocoSim(ArmSimNode):
         if v["joint_friction"]:
             self._load_joint_friction(v["joint_friction"])
         self._warnings = self.data.warning.number  # MuJoCo's warning counters (a view)
-        self._warned = self._warnings.copy()
+        self._unstable = np.array([int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS,
+                                                    mujoco.mjtWarning.mjWARN_BADQVEL,
+                                                    mujoco.mjtWarning.mjWARN_BADQACC)])
         self._qpos_prev = self.data.qpos.copy()  # the whole state before a step (failure hold)
         self._stuck = np.zeros(len(arm.joint_names), bool)
         self._enforce = bool(v["enforce_joint_limits"])
@@ -155,14 +159,17 @@ class MujocoSim(ArmSimNode):
         d = self.data
         np.copyto(self._qpos_prev, d.qpos)
         d.ctrl[self.arm.ctrl] = tau
+        # MuJoCo's instability checks warn, reset the data (counters included) and count 1: a
+        # counter armed at 2 reads 1 after a reset (and MuJoCo prints nothing: it prints a
+        # warning only when its counter was 0; the failure is this node's logged error)
+        self._warnings[self._unstable] = _ARMED
         if self.stepper is None:
             self._mj.mj_step(self.model, d)
         else:
             self.stepper.step()
-        if (self._warnings != self._warned).any():
-            new = np.flatnonzero(self._warnings != self._warned)
-            self._warned[:] = self._warnings
-            kinds = ", ".join(self._mj.mjtWarning(int(k)).name for k in new)
+        if (self._warnings[self._unstable] != _ARMED).any():
+            kinds = ", ".join(self._mj.mjtWarning(int(k)).name for k in self._unstable
+                              if self._warnings[k] not in (0, _ARMED)) or "a reset"
             raise ValueError(f"MuJoCo: {kinds} (an unstable step; MuJoCo reset the data)")
 
     def _state(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
-"""The user's paths to a URDF (issue 22, item 5): the transmission_sim, trajectory_tracker and
-friction_compensator nodes' ``urdf`` parameter and ``fric excite --urdf`` stop with one stderr line
-naming the file, the line and the joint for a URDF without ``<limit>``, a malformed one and a
-missing one; nothing of urdfdom's C++ output ("at line 243 in model.cpp") is shown."""
+"""The user's paths to a URDF (issue 22, item 5): the transmission_sim, mujoco_sim,
+trajectory_tracker and friction_compensator nodes' ``urdf`` parameter and ``fric excite
+--urdf`` stop with one stderr line naming the file, the line and the joint for a URDF without
+``<limit>``, a malformed one and a missing one; nothing of urdfdom's C++ output ("at line 243
+in model.cpp") is shown."""
 
 import subprocess
 import sys
@@ -16,6 +17,7 @@ FRICTION = ROOT / "config" / "planar_2link_true_friction.yaml"
 LIMIT = '<limit lower="-3.1416" upper="3.1416" effort="1000" velocity="10"/>'
 NODES = {
     "transmission_sim": [],
+    "mujoco_sim": [],
     "trajectory_tracker": ["-p", "joints:=[joint1, joint2]", "-p", "kp:=[1.0]", "-p",
                            "kd:=[1.0]", "-p", "feed_forward:=gravity"],
     "friction_compensator": ["-p", "gravity:=urdf", "-p", f"joint_friction:={FRICTION}"],
