@@ -639,10 +639,13 @@ friction_force(Kernel *kn, double h, long dsbl, long dsblact)
     const double *qvel = DP(kn, B_QVEL), *qact = DP(kn, B_ACTUATOR), *smooth = DP(kn, B_SMOOTH);
     const double *cons = DP(kn, B_CONSTRAINT), *gu = DP(kn, B_GU), *gv = DP(kn, B_GV);
     const double *arm = DP(kn, B_ARMATURE);
-    double *M = kn->M, *v = kn->v, *b = kn->b, *C = kn->C, *c0 = kn->c0;
-    for (Py_ssize_t i = 0; i < n; i++)
+    double *M = kn->M, *v = kn->v, *b = kn->b, *C = kn->C, *c0 = kn->c0, *vlaw = kn->y;
+    const unsigned char *was_stuck = (const unsigned char *)kn->p[B_STUCK];
+    for (Py_ssize_t i = 0; i < n; i++) {
         v[i] = qvel[dofs[i]];
-    law_terms(kn, v, b, C, c0);
+        vlaw[i] = was_stuck[i] ? 0.0 : v[i];    /* left stuck by the last step: at rest */
+    }
+    law_terms(kn, vlaw, b, C, c0);
     /* effective_mass: M (mj_fullM, done in stage 1) and the integrator's diagonal terms */
     const double *damping = DP(kn, B_DAMPING);
     if (!kn->implicitfast) {

@@ -399,10 +399,11 @@ class FrictionStepper:
         return M
 
     def reset(self) -> None:
-        """Forget the friction solver's warm start (after ``mj_resetData`` or a jump of the
-        state)."""
+        """Forget the friction solver's warm start, the constraint predictor and which joints
+        were stuck (after ``mj_resetData`` or a jump of the state)."""
         self._solver.reset()
         self._constraint.fill(0.0)
+        self.stuck.fill(False)
         if self._kernel is not None:
             self._kernel.reset()
 
@@ -445,7 +446,10 @@ class FrictionStepper:
         h = m.opt.timestep
         K = self.dofs
         v = d.qvel[K]
-        b, C, c0 = self.law.terms(v)
+        # a joint the last step left stuck starts this one at rest: its velocity is 0 but for
+        # MuJoCo's round-off (or a constraint impulse, which the friction sees from the next
+        # step on), whose sign must not pick the law's side
+        b, C, c0 = self.law.terms(np.where(self.stuck, 0.0, v))
         Mhat = self.effective_mass()
         Mhat[K, K] += h * b                    # implicit viscosity: input-side inertia h b
         Minv = _inv(Mhat)                                                          # (69a)

@@ -246,6 +246,20 @@ def test_joint_arriving_at_rest_stops_in_one_step_implicitfast():
     assert st.stuck[0]
 
 
+@pytest.mark.parametrize("flag", ["mjDSBL_EULERDAMP", "mjDSBL_DAMPER"])
+def test_joint_arriving_at_rest_stops_in_one_step_euler_without_implicit_damping(flag):
+    """With eulerdamp or damper disabled MuJoCo's Euler step inverts M alone (the damping
+    explicit or off): the friction is solved on that matrix, so the joint stops at exactly 0
+    (on M + h·damping it kept ~5e-7 rad/s)."""
+    m, d = hinge("Euler", damp=0.5)
+    m.opt.disableflags |= int(getattr(mujoco.mjtDisableBit, flag))
+    st = FrictionStepper(m, d, friction([3.0], 0.1, ["j"]))
+    d.qvel[0] = 1e-3
+    st.step()
+    assert d.qvel[0] == pytest.approx(0.0, abs=1e-17)
+    assert st.stuck[0]
+
+
 # -- the same physics as GearedArm ------------------------------------------------------------
 def test_matches_geared_arm_on_the_same_arm():
     """FrictionStepper (MuJoCo's arm7 with armature = the rotor inertia) and GearedArm (Pinocchio's
@@ -278,6 +292,38 @@ def test_matches_geared_arm_on_the_same_arm():
     assert 0 < stuck_any < 7 * t.size  # both sticking and sliding happened
 
 
+def test_matches_geared_arm_with_asymmetric_slopes_and_curves():
+    """As above with bp != bn and two curve joints (slopes 20 / 10 from rest): a joint the last
+    step left stuck starts the next step at rest (GearedArm's velocity there is exactly 0, the
+    mean slope; MuJoCo's is its round-off of 0, whose sign must not pick the slope): the same
+    trajectory through sticking, breakaways and sliding."""
+    from fric_core.joint_friction import FrictionCurve
+    from fric_core.transmission.geared_arm import GearedArm
+    from fric_core.transmission.urdf_dynamics import UrdfDynamics
+
+    load, _ = arm_load()
+    curve = FrictionCurve.make([0.0, 0.05, 0.5], [4.0, 5.0, 9.0], [0.0, 0.1, 1.0], [3.0, 4.0, 7.0])
+    joints = {f"joint_a{i + 1}": JointFriction(Cp=float(c), Cn=float(c), bp=0.5, bn=0.1)
+              for i, c in enumerate(np.abs(load) / 0.7)}
+    for n in ("joint_a2", "joint_a4"):
+        joints[n] = JointFriction(Cp=4.0, Cn=3.0, bp=20.0, bn=10.0, law="curve", curve=curve)
+    fs = JointFrictionSet(joints)
+    m, d = arm(armature=0.05)
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_LIMIT)
+    st = FrictionStepper(m, d, fs)
+    ga = GearedArm.from_joint_friction(UrdfDynamics(str(ARM_URDF)), fs, 0.05, q0=ARM_Q0)
+    t = np.arange(600) * H
+    tau = ARM_EXTRA[None, :] + 20.0 * np.sin(2 * np.pi * 2.0 * t)[:, None] * np.linspace(
+        1.0, 0.2, 7)[None, :]
+    for k in range(t.size):
+        d.qfrc_applied[:] = tau[k]
+        st.step()
+        ga.step(np.zeros(7), H, tau_load=-tau[k])
+        np.testing.assert_array_equal(st.stuck, ga.state.stuck)
+    np.testing.assert_allclose(d.qpos, ga.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(d.qvel, ga.v, rtol=0, atol=1e-11)
+
+
 # -- bad input ------------------------------------------------------------------------------------
 def test_unknown_and_wrong_joints_are_named():
     m, d = hinge()
@@ -297,6 +343,13 @@ def test_unsupported_integrator_is_refused():
     m, d = hinge("implicitfast")
     m.opt.density = 1.2
     with pytest.raises(ValueError, match="fluid forces"):
+        FrictionStepper(m, d, friction([1.0], names=["j"]))
+
+
+def test_sleep_is_refused():
+    m, d = hinge()
+    m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    with pytest.raises(ValueError, match="model.opt.enableflags: sleep is not supported"):
         FrictionStepper(m, d, friction([1.0], names=["j"]))
 
 
