@@ -52,7 +52,7 @@ $(PY):
 	"$$py" -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
 
 # Re-install when a package is added too: the editable finder only maps the packages it was installed with.
-$(STAMP): setup.py setup.cfg package.xml $(wildcard fric_*/__init__.py) $(wildcard fric_core/*/*.c) | $(PY)
+$(STAMP): setup.py setup.cfg package.xml $(wildcard fric_*/__init__.py) $(wildcard fric_core/*.c fric_core/*/*.c) | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[ros,dev,mujoco]'
 	touch $@
