@@ -7,7 +7,8 @@ Prints, measured in one run:
   (``springyield``) and :class:`fric_core.mujoco.FrictionStepper` — the scenarios of
   ``examples/mujoco_friction_hold.py`` (target: FrictionStepper |Δq| ≤ 1e-9 rad);
 * breakaway at 101 %: the first-step acceleration against (τ − C)/I (target: within 1 %);
-* µs per step of ``FrictionStepper.step`` beside ``mujoco.mj_step`` on the same model in the
+* µs per step of ``FrictionStepper.step`` — the compiled step (``fric_core._mujoco_kernel``)
+  and the numpy step (``compiled=False``) — beside ``mujoco.mj_step`` on the same model in the
   same run, alternate blocks of 200 steps from their own states (medians of the blocks' means),
   for the hinge and the arm held at 50 % (all joints stuck) and the arm driven by sinusoidal
   torques (joints sliding and sticking) (target: ≤ 2× mj_step for the 7-joint arm).
@@ -35,6 +36,9 @@ import mujoco  # noqa: E402
 
 import mujoco_friction_hold as scenes  # noqa: E402
 
+from fric_core.joint_friction import JointFriction, JointFrictionSet  # noqa: E402
+from fric_core.mujoco import FrictionStepper  # noqa: E402
+
 TARGET_RATIO = 2.0
 
 
@@ -58,40 +62,44 @@ def drift(seconds: float) -> None:
     print("  target: FrictionStepper within 1 %")
 
 
-def _stepper_and_plain(system: str):
-    """(FrictionStepper.step, its (model, data), a twin (model, data) without friction for
-    mj_step, the applied torques) at 50 % of breakaway."""
+def _steppers_and_plain(system: str):
+    """[(name, step, data)] at 50 % of breakaway: FrictionStepper compiled and numpy, each on its
+    own (model, data), and ``mj_step`` on a twin without friction; and the applied torques."""
     applied, _, levels = scenes.loads(system, 0.5)
-    st_step, m1, d1, _ = scenes.build(system, "FrictionStepper", levels, applied)
+    names = scenes.system_setup(system)[3]
+    fs = JointFrictionSet({n: JointFriction(Cp=float(c), Cn=float(c), bp=0.0, bn=0.0)
+                           for n, c in zip(names, levels)})
+    runs = []
+    for compiled in (True, False):
+        _, m, d, _ = scenes.build(system, "frictionloss", levels, applied)
+        m.dof_frictionloss[:] = 0.0  # the stepper's friction replaces it
+        st = FrictionStepper(m, d, fs, compiled=compiled)
+        runs.append(("compiled" if compiled else "numpy", st.step, d))
     _, m2, d2, _ = scenes.build(system, "frictionloss", levels, applied)
     m2.dof_frictionloss[:] = 0.0  # the bare mj_step: no friction constraint rows
-    return st_step, (m1, d1), (m2, d2), applied
+    runs.append(("mj_step", lambda m=m2, d=d2: mujoco.mj_step(m, d), d2))
+    return runs, applied
 
 
 def cost(blocks: int, block: int) -> None:
     print(f"== cost per step ({blocks} alternate blocks of {block} steps, medians of block means)")
     for system, driven in (("hinge", False), ("arm", False), ("arm", True)):
-        st_step, (m1, d1), (m2, d2), applied = _stepper_and_plain(system)
-        t_st, t_mj = [], []
-        k = [0, 0]  # steps taken by each, for its own drive
+        runs, applied = _steppers_and_plain(system)
+        times = [[] for _ in runs]
+        k = [0] * len(runs)  # steps taken by each, for its own drive
         for _ in range(blocks):
-            for which in (0, 1):
-                m, d = (m1, d1) if which == 0 else (m2, d2)
+            for i, (_, step, d) in enumerate(runs):
                 t0 = time.perf_counter()
                 for _ in range(block):
                     if driven:
-                        d.qfrc_applied[:] = applied + 15.0 * np.sin(6.0 * k[which] * scenes.H)
-                        k[which] += 1
-                    if which == 0:
-                        st_step()
-                    else:
-                        mujoco.mj_step(m, d)
-                dt = (time.perf_counter() - t0) / block * 1e6
-                (t_st if which == 0 else t_mj).append(dt)
-        a, b = float(np.median(t_st)), float(np.median(t_mj))
+                        d.qfrc_applied[:] = applied + 15.0 * np.sin(6.0 * k[i] * scenes.H)
+                        k[i] += 1
+                    step()
+                times[i].append((time.perf_counter() - t0) / block * 1e6)
+        c, n, mj = (float(np.median(t)) for t in times)
         what = "driven (sliding and sticking)" if driven else "held at 50 %"
-        print(f"  {system:5s} {what:30s} FrictionStepper.step {a:7.2f} us   mj_step {b:6.2f} us"
-              f"   ratio {a / b:5.2f}x")
+        print(f"  {system:5s} {what:30s} FrictionStepper compiled {c:6.2f} us ({c / mj:4.2f}x)"
+              f"   numpy {n:6.2f} us ({n / mj:5.2f}x)   mj_step {mj:5.2f} us")
     print(f"  target: FrictionStepper.step <= {TARGET_RATIO:g}x mj_step for the 7-joint arm")
 
 
@@ -100,7 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="short holds and few timing blocks")
     a = ap.parse_args(argv)
     drift(2.0 if a.quick else 10.0)
-    cost(*((5, 100) if a.quick else (30, 200)))
+    cost(*((5, 100) if a.quick else (100, 200)))  # blocks of < 1 ms: many, for the medians
     return 0
 
 
