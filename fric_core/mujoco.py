@@ -16,10 +16,11 @@ implicit-Euler algorithm (69) of paper 004 (Kikuuwe 2022) — the same solver as
 2. the friction of the mapped joints as a constrained velocity update on MuJoCo's effective
    mass matrix ``M_eff`` (below): per mapped joint the input-side law of
    :mod:`~fric_core.transmission.input_friction` (asymmetric Coulomb + viscous or the curve,
-   ``c0 + C s + b v``, viscosity implicit), the gear's load-dependent friction where the file
-   gives ``eta_f``, ``eta_b`` (γ_u, γ_v by (27); the rotor inertia is the joint's
-   ``armature``; the actuator torque ``qfrc_actuator`` is the input torque τ_u and every other
-   smooth torque the load τ_v, as in (69c)–(69e)), and (69f) solved by
+   ``c0 + C s + b v``, viscosity implicit; a joint the last step left stuck starts at rest, not
+   at the sign of MuJoCo's round-off of its zero velocity), the gear's load-dependent
+   friction where the file gives ``eta_f``, ``eta_b`` (γ_u, γ_v by (27); the rotor inertia is
+   the joint's ``armature``; the actuator torque ``qfrc_actuator`` is the input torque τ_u and
+   every other smooth torque the load τ_v, as in (69c)–(69e)), and (69f) solved by
    :func:`~fric_core.transmission.coulomb_projection.solve_joint_friction` on the mapped
    joints' block ``A = h (M̂⁻¹)_KK`` (the unmapped joints move freely through M̂⁻¹): a joint
    whose friction can hold ends the step with velocity exactly 0;
@@ -155,7 +156,7 @@ class FrictionStepper:
         joint friction and the gear's), opposing the motion; a buffer.
     stuck : (k,) ndarray of bool
         The mapped joints held by static friction in the last step (velocity exactly 0 before
-        MuJoCo's constraints).
+        MuJoCo's constraints); the next step starts them at rest. A buffer.
     efficiencies_undetermined : tuple of str
         Joints whose file entry has only ``eta_product``.
     steps, unconverged_steps, ill_posed_steps : int
