@@ -35,7 +35,7 @@ import numpy as np
 
 from fric_core.transmission.geared_arm import per_joint
 from fric_core.transmission.joint_bounds import JointBounds
-from fric_core.transmission.urdf_dynamics import UrdfDynamics
+from fric_core.transmission.urdf_dynamics import UrdfDynamics, select_joints
 
 __all__ = ["MujocoArm", "build_mujoco_arm", "ACTUATOR_PREFIX", "MIN_URDF_INERTIA"]
 
@@ -126,22 +126,15 @@ def _spec(values: Mapping[str, Any], wanted: list):
     return spec, dyn, param, where
 
 
-def _choose_joints(spec, wanted: list, dyn) -> tuple[list, list]:
+def _choose_joints(spec, wanted: list, dyn, where: str) -> tuple[list, list]:
     """The simulated joints and the model's other hinge and slide joints."""
     movable = [j.name for j in spec.joints if j.type in _HINGE_SLIDE]
+    if not movable:
+        raise ValueError(f"joint_names: {where} has no hinge or slide joint to simulate")
     if dyn is not None and not wanted:
         wanted = list(dyn.joint_names)
-    if not wanted:
-        wanted = movable
-    unknown = [j for j in wanted if j not in movable]
-    if unknown:
-        raise ValueError(f"joint_names: {unknown} are not hinge or slide joints of the model "
-                         f"(it has {movable})")
-    if len(set(wanted)) != len(wanted):
-        raise ValueError(f"joint_names: a joint named twice in {wanted}")
-    if not wanted:
-        raise ValueError("joint_names: the model has no hinge or slide joint to simulate")
-    return list(wanted), [j for j in movable if j not in wanted]
+    names = select_joints(wanted or None, movable, where)
+    return names, [j for j in movable if j not in names]
 
 
 def _weld(spec, joints: list) -> None:
@@ -177,7 +170,7 @@ def build_mujoco_arm(values: Mapping[str, Any]) -> MujocoArm:
     """
     wanted = list(values["joint_names"])
     spec, dyn, param, where = _spec(values, wanted)
-    names, welded = _choose_joints(spec, wanted, dyn)
+    names, welded = _choose_joints(spec, wanted, dyn, where)
     _weld(spec, welded)
     spec.option.timestep = 1.0 / float(values["rate"])
     spec.option.integrator = _INTEGRATORS[values["integrator"]]

@@ -46,9 +46,9 @@ from fric_interfaces import names
 from fric_interfaces.mujoco_params import SPECS
 from fric_nodes.arm_markers import arm_markers
 from fric_nodes.arm_sim import ArmSimNode, stop_sim
-from fric_nodes.own_arm import arm_setup_overrides
+from fric_nodes.own_arm import declare_arm_node_params
 
-from ._node_util import declare_params, friction_laws_text, run_node, status, unused_overrides
+from ._node_util import friction_laws_text, run_node, status
 
 __all__ = ["MujocoSim", "main", "MISSING_EXTRA"]
 
@@ -79,13 +79,7 @@ class MujocoSim(ArmSimNode):
         from fric_nodes.mujoco_model import build_mujoco_arm
 
         self._mj = mujoco
-        derived = arm_setup_overrides(self, "mujoco_sim")
-        v = self.values = declare_params(self, SPECS)
-        typos = unused_overrides(self, [s.name for s in SPECS])
-        if typos:
-            raise ValueError(f"{typos[0]}: not a parameter of {names.MUJOCO_SIM}")
-        for line in derived:
-            self.get_logger().info(line)
+        v = self.values = declare_arm_node_params(self, "mujoco_sim", SPECS)
         arm = self.arm = build_mujoco_arm(v)
         self.limits_from = "MJCF" if v["mjcf"] else "URDF"
         self.model, self.data = arm.model, arm.data

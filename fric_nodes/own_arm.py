@@ -11,9 +11,14 @@ the node logs what it derived. ``fric arm-params --urdf PATH`` writes the same v
 
 from __future__ import annotations
 
-from fric_interfaces.arm_setup_param import ARM_SETUP_SPEC
+from typing import Iterable
 
-__all__ = ["ARM_SETUP_SPEC", "DERIVED", "arm_setup_overrides"]
+from fric_interfaces.arm_setup_param import ARM_SETUP_SPEC
+from fric_interfaces.parameters import ParamSpec
+
+from ._node_util import declare_params, unused_overrides
+
+__all__ = ["ARM_SETUP_SPEC", "DERIVED", "arm_setup_overrides", "declare_arm_node_params"]
 
 #: the parameters that depend on the URDF (the rest of ``ArmSetup.node_parameters`` is the
 #: parameter file's business)
@@ -73,3 +78,19 @@ def arm_setup_overrides(node, key: str) -> list[str]:
             used.append(name)
     return [f"arm_setup: from {setup.urdf}: {', '.join(used) or 'nothing (all given)'}"] \
         + setup.summary()[1:]
+
+
+def declare_arm_node_params(node, key: str, specs: Iterable[ParamSpec]) -> dict:
+    """The parameters of arm-chain node ``key`` (its name): what ``arm_setup`` derives added
+    (:func:`arm_setup_overrides`), ``specs`` declared (:func:`._node_util.declare_params`), a
+    given parameter the node does not declare refused (``ValueError`` naming it) and the derived
+    values logged. Returns the values."""
+    specs = tuple(specs)
+    derived = arm_setup_overrides(node, key)
+    values = declare_params(node, specs)
+    typos = unused_overrides(node, [s.name for s in specs])
+    if typos:
+        raise ValueError(f"{typos[0]}: not a parameter of {key}")
+    for line in derived:
+        node.get_logger().info(line)
+    return values

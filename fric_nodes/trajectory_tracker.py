@@ -66,10 +66,9 @@ from fric_core.trajectory import (SineTrajectory, minimum_jerk,
 from fric_interfaces import names, qos
 from fric_interfaces.conversions import Float64ArrayWriter, InputError, JointStateReader
 from fric_interfaces.parameters import ParamSpec
-from fric_nodes.own_arm import ARM_SETUP_SPEC, arm_setup_overrides
+from fric_nodes.own_arm import ARM_SETUP_SPEC, declare_arm_node_params
 
-from ._node_util import (FricNode, Housekeeping, RejectLog, declare_params, run_node, sleep_ok,
-                         status, unused_overrides)
+from ._node_util import FricNode, Housekeeping, RejectLog, run_node, sleep_ok, status
 
 __all__ = ["TrajectoryTracker", "main", "SPECS", "NODE_NAME"]
 
@@ -158,13 +157,7 @@ class TrajectoryTracker(FricNode):
     default_name = NODE_NAME
 
     def _setup(self) -> None:
-        derived = arm_setup_overrides(self, "trajectory_tracker")
-        v = self.values = declare_params(self, SPECS)
-        typos = unused_overrides(self, [s.name for s in SPECS])
-        if typos:
-            raise ValueError(f"{typos[0]}: not a parameter of {NODE_NAME}")
-        for line in derived:
-            self.get_logger().info(line)
+        v = self.values = declare_arm_node_params(self, "trajectory_tracker", SPECS)
         joints = list(v["joints"])
         traj = None
         if v["trajectory_file"]:

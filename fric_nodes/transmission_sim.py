@@ -77,9 +77,9 @@ from fric_interfaces.transmission_params import SPECS
 from fric_nodes.arm_markers import arm_markers
 from fric_nodes.arm_sim import ArmSimNode, stop_sim
 from fric_nodes.builders import build_arm, well_posedness
-from fric_nodes.own_arm import arm_setup_overrides
+from fric_nodes.own_arm import declare_arm_node_params
 
-from ._node_util import declare_params, friction_laws_text, run_node, status, unused_overrides
+from ._node_util import friction_laws_text, run_node, status
 
 __all__ = ["TransmissionSim", "main"]
 
@@ -90,13 +90,7 @@ class TransmissionSim(ArmSimNode):
     default_name = names.TRANSMISSION_SIM
 
     def _setup(self) -> None:
-        derived = arm_setup_overrides(self, "transmission_sim")
-        v = self.values = declare_params(self, SPECS)
-        typos = unused_overrides(self, [s.name for s in SPECS])
-        if typos:
-            raise ValueError(f"{typos[0]}: not a parameter of {names.TRANSMISSION_SIM}")
-        for line in derived:
-            self.get_logger().info(line)
+        v = self.values = declare_arm_node_params(self, "transmission_sim", SPECS)
         self.arm = build_arm(v)
         if v["joint_friction"]:
             self._load_joint_friction(v["joint_friction"])

@@ -43,8 +43,8 @@ from xml.parsers import expat
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf", "check_urdf", "MAX_URDF_BYTES",
-           "MAX_URDF_LINKS", "MAX_MOVABLE_JOINTS"]
+__all__ = ["UrdfDynamics", "UrdfError", "bundled_urdf", "check_urdf", "select_joints",
+           "MAX_URDF_BYTES", "MAX_URDF_LINKS", "MAX_MOVABLE_JOINTS"]
 
 _LWA = pin.LOCAL_WORLD_ALIGNED
 
@@ -85,6 +85,40 @@ def bundled_urdf(name: str) -> Path:
             return c
     raise UrdfError(f"urdf: no bundled URDF named {name!r} (looked in "
                     f"{', '.join(str(c.parent) for c in candidates[:2])})")
+
+
+def select_joints(joint_names: Sequence[str] | None, movable: Sequence[str],
+                  source: str) -> list[str]:
+    """The simulated joints: ``joint_names`` checked against a model's movable joints.
+
+    Parameters
+    ----------
+    joint_names : sequence of str or None
+        The joints asked for (the ``joint_names`` parameter); None: every movable joint.
+    movable : sequence of str
+        The model's movable joints, in its order.
+    source : str
+        The model, for the message (a URDF path).
+
+    Returns
+    -------
+    list of str
+        The joints, in ``joint_names`` order.
+
+    Raises
+    ------
+    UrdfError
+        ``joint_names: ...`` naming the unknown or repeated joints.
+    """
+    movable = list(movable)
+    names = movable if joint_names is None else [str(j) for j in joint_names]
+    unknown = [j for j in names if j not in movable]
+    if unknown:
+        raise UrdfError(f"joint_names: unknown joint(s) {unknown}; the movable joints of "
+                        f"{source} are {movable}")
+    if len(set(names)) != len(names):
+        raise UrdfError(f"joint_names: repeated names in {names}")
+    return names
 
 
 # -- checking the URDF before Pinocchio (urdfdom) reads it ------------------------------------
@@ -406,15 +440,7 @@ class UrdfDynamics:
             movable.append(name)
         if not movable:
             raise UrdfError(f"urdf: {self.source} has no movable joint")
-        if joint_names is None:
-            joint_names = movable
-        joint_names = [str(j) for j in joint_names]
-        unknown = [j for j in joint_names if j not in movable]
-        if unknown:
-            raise UrdfError(f"joint_names: unknown joint(s) {unknown}; the movable joints of "
-                            f"{self.source} are {movable}")
-        if len(set(joint_names)) != len(joint_names):
-            raise UrdfError(f"joint_names: repeated names in {joint_names}")
+        joint_names = select_joints(joint_names, movable, self.source)
         locked_positions = dict(locked_positions or {})
         bad = [j for j in locked_positions if j not in movable or j in joint_names]
         if bad:
