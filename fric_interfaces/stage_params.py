@@ -9,6 +9,7 @@ Parameters (``ros__parameters``; see config/haptic_stage.yaml for a documented e
     sync               string  realtime | lockstep (read-only; lockstep: sim only)
     lockstep_timeout   double  lockstep: no command this long after a state -> step anyway [s]
     lockstep_wait      double  lockstep: wait this long at start for a controller [s] (read-only)
+    lockstep_listeners int     lockstep: also wait for this many other joint_states subscribers
     duration           double  stage time after which the node exits 0; 0 = forever [s] (read-only)
     command_timeout    double  no valid command this long -> zero force [s]
     marker_frame, marker_rate, marker_offset, diagnostics_period    display
@@ -83,6 +84,10 @@ SPECS = (
     ParamSpec("lockstep_wait", 10.0, "lockstep: at start, wait this long for a controller (a "
               "joint_states subscriber and a command publisher) before starting without one",
               unit="s", min=0.0, max=3600.0, read_only=True),
+    ParamSpec("lockstep_listeners", 0, "lockstep: at start, also wait (up to lockstep_wait) until "
+              "this many nodes besides the controller subscribe to joint_states (a recorder: 1), "
+              "so the run's first states are not lost to a slow-starting listener", min=0,
+              max=100, read_only=True),
     ParamSpec("duration", 0.0, "stage time after which the node publishes a last state and exits "
               "0; 0 = run until shut down", unit="s", min=0.0, read_only=True),
     ParamSpec("command_timeout", 0.1, "a command older than this is dropped: zero motor force "

@@ -474,21 +474,35 @@ class HapticStage(ManagedNode, FricNode):
                    for pub in (self._js_pub, self._w_pub)
                    for i in self.get_subscriptions_info_by_topic(pub.topic_name))
 
+    def _listeners_present(self) -> bool:
+        """``lockstep_listeners`` nodes besides a controller subscribe to joint_states (the
+        controller counted as one: the start-up wait asks for one more node than that)."""
+        want = self._values["lockstep_listeners"]
+        if want <= 0:
+            return True
+        if self._js_pub.get_subscription_count() < want + 1:
+            return False
+        nodes = {(i.node_namespace, i.node_name)
+                 for i in self.get_subscriptions_info_by_topic(self._js_pub.topic_name)}
+        return len(nodes) >= want + 1
+
     def _on_lockstep_check(self) -> None:
         if self.finished or not self._configured:
             return
         ls = self._ls
         now = time.monotonic()
         if not ls.started:
-            ready = self._controller_present()
+            ready = self._controller_present() and self._listeners_present()
             if ready and ls.seen_mono is None:
                 ls.seen_mono = now
             if ((ready and now - ls.seen_mono >= _SETTLE_S)
                     or now - ls.wait_start >= self._values["lockstep_wait"]):
                 if not ready:
                     self.get_logger().warning(
-                        f"lockstep: no controller after {self._values['lockstep_wait']:g} s; "
-                        "starting without one (steps every lockstep_timeout)")
+                        f"lockstep: no controller (or fewer than lockstep_listeners "
+                        f"{self._values['lockstep_listeners']} other joint_states subscribers) "
+                        f"after {self._values['lockstep_wait']:g} s; starting anyway (steps "
+                        "every lockstep_timeout)")
                 self._lockstep_begin()
             return
         if ls.waiting and time.monotonic_ns() - ls.pub_mono > ls.timeout_ns:

@@ -325,6 +325,22 @@ def test_lockstep_waits_for_one_node_that_listens_and_commands(world):
     assert len(listener.states) == 1
 
 
+def test_lockstep_listeners_waits_for_the_recorder_too(world):
+    """lockstep_listeners 1 (the launch files set it when they record): a controller alone does
+    not start the run; once one more node subscribes to joint_states (a recorder that started
+    late on a loaded machine), it starts, and that node receives state 0 (no lost start)."""
+    node = world.make(sync="lockstep", rate=RATE, lockstep_wait=30.0, lockstep_timeout=0.05,
+                      lockstep_listeners=1)
+    controller = world.peer("stage_test_controller2")
+    ex = world.executor
+    assert spin_until(ex, lambda: node._controller_present(), timeout=5.0)
+    spin_for(ex, 0.6)  # > settling time 0.25 s
+    assert controller.states == [] and not node._ls.started
+    recorder = world.peer("stage_test_recorder", commands=False)
+    assert spin_until(ex, lambda: len(recorder.states) >= 1, timeout=5.0)
+    assert len(controller.states) >= 1
+
+
 def test_live_parameters(ros):
     node = HapticStage(parameter_overrides=[Parameter("sync", value="lockstep")])
     try:
