@@ -442,6 +442,10 @@ class _Parser:
             raise self.err(f"<{el.tag} {attr}=...>: $({kind}) takes {lo}..{hi} arguments, "
                            f"got $({inner})", el)
         if kind in ("equals", "not-equals"):
+            if "" in args:  # launch: an empty argument is an empty list, str([]) == "[]"
+                raise self.err(f"<{el.tag} {attr}=...>: $({kind}) with an empty argument: ros2 "
+                               f"launch compares the text '[]' there, not ''; compare "
+                               f"'x$(var NAME)' with x instead", el)
             same = _launch_equals(args[0], args[1])
             return "true" if same == (kind == "equals") else "false"
         if kind in ("if", "not", "and", "or"):

@@ -188,7 +188,7 @@ def test_nested_conditional_substitutions_as_launch_reads_them(tmp_path, fakes):
     f = _write(tmp_path / 'a.launch.xml', '''
         <launch>
           <arg name="urdf" default=""/>
-          <let name="own" value="$(not-equals '$(var urdf)' '')"/>
+          <let name="own" value="$(not-equals 'x$(var urdf)' x)"/>
           <let name="p" value="$(if $(var own) '$(var urdf)' $(dirname)/bundled.yaml)"/>
           <let name="e" value="[$(if false x)]"/>
           <node exec="sleeper" args="$(var p) $(var own) $(equals 1.0 1) $(equals true 1)
@@ -315,6 +315,8 @@ def test_include_with_args(tmp_path, fakes):
     ('<node exec="sleeper" args="$(if maybe a b)"/>', 2,
      r"\$\(if\): a condition must be true/false/1/0, got 'maybe'"),
     ('<node exec="sleeper" args="$(equals a)"/>', 2, r'\$\(equals\) takes 2..2 arguments'),
+    ('<node exec="sleeper" args="$(not-equals a \'\')"/>', 2,
+     r"ros2 launch compares the text '\[\]' there"),
     ('<node exec="sleeper" args="$(var \'x)"/>', 2, "unterminated '...' argument"),
     ('<node exec="sleeper" args="$(var x"/>', 2, 'unterminated substitution'),
     ('<node exec="sleeper" args="$(var nope)"/>', 2, "launch argument 'nope' is not defined"),
