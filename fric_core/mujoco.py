@@ -77,8 +77,8 @@ import numpy as np
 from .joint_friction import JointFrictionSet, read_joint_friction
 from .mujoco_kernel import make_kernel
 from .transmission.coulomb_projection import CoulombAxproj, solve_joint_friction
-from .transmission.dai import IllPosedWarning, asymmetry_from_efficiencies
-from .transmission.input_friction import InputFriction
+from .transmission.dai import IllPosedWarning
+from .transmission.input_friction import InputFriction, gear_asymmetries
 from .transmission.projection import _inv
 
 __all__ = ["FrictionStepper", "FrictionLossWarning", "SUPPORTED_INTEGRATORS"]
@@ -202,15 +202,8 @@ class FrictionStepper:
         k = len(entries)
         names = self.joint_names
 
-        gu, gv, undetermined = np.zeros(k), np.zeros(k), []
-        for i, (j, e) in enumerate(zip(names, entries)):
-            if e.has_gear:
-                try:
-                    gu[i], gv[i] = asymmetry_from_efficiencies(e.eta_f, e.eta_b)
-                except ValueError as exc:
-                    raise ValueError(f"friction: joints.{j}: {exc}") from None
-            elif e.eta_product is not None:
-                undetermined.append(j)
+        gu, gv = np.zeros(k), np.zeros(k)
+        undetermined = gear_asymmetries(names, entries, gu, gv, "friction")
         flip = gu + gv < 0.0  # (48) is invariant to flipping both signs of a joint's pair
         self.gamma_u = np.where(flip, -gu, gu)
         self.gamma_v = np.where(flip, -gv, gv)

@@ -87,10 +87,10 @@ from typing import Mapping, NamedTuple, Protocol, Sequence
 import numpy as np
 
 from .._checks import real_array, short_repr
-from .dai import IllPosedWarning, Transmission, asymmetry_from_efficiencies
+from .dai import IllPosedWarning, Transmission
 from .coulomb_projection import (CoulombAxproj, _coulomb_diagonal,  # noqa: F401 (re-exported)
                                  coulomb_gear_bounds, solve_joint_friction)
-from .input_friction import InputFriction
+from .input_friction import InputFriction, gear_asymmetries
 from .projection import AxprojSolver, _inv, axproj_diagonal
 
 _min = np.minimum.reduce  # reductions without the ndarray methods' Python wrappers
@@ -476,15 +476,7 @@ class GearedArm:
         entries = friction.for_joints(names, "joint_names")
         gu = per_joint("gamma_u", gamma_u, names).copy()
         gv = per_joint("gamma_v", gamma_v, names).copy()
-        undetermined = []
-        for i, (j, e) in enumerate(zip(names, entries)):
-            if e.has_gear:
-                try:
-                    gu[i], gv[i] = asymmetry_from_efficiencies(e.eta_f, e.eta_b)
-                except ValueError as exc:
-                    raise ValueError(f"joint_friction: joints.{j}: {exc}") from None
-            elif e.eta_product is not None:
-                undetermined.append(j)
+        undetermined = gear_asymmetries(names, entries, gu, gv, "joint_friction")
         arm = cls(dynamics, gu, gv, m, Cp=[e.Cp for e in entries], Cn=[e.Cn for e in entries],
                   bp=[e.bp for e in entries], bn=[e.bn for e in entries],
                   curves=[e.curve if e.law == "curve" else None for e in entries], **kwargs)

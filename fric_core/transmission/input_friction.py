@@ -27,7 +27,7 @@ import numpy as np
 from .._checks import short_repr
 from ..joint_friction import FrictionCurve
 
-__all__ = ["InputFriction"]
+__all__ = ["InputFriction", "gear_asymmetries"]
 
 _TOL = 1e-9  # a level sum below 0 by this much (a fit at the bound, rounded) is still monotone
 
@@ -202,3 +202,43 @@ class InputFriction:
         Cn = np.where(bwd, cn, np.where(fwd, np.maximum(self.Cn, -cp), self.Cn))
         b = np.where(fwd, sp, np.where(bwd, sn, self.b_rest))
         return b, np.maximum(0.5 * (Cp + Cn), 0.0), 0.5 * (Cp - Cn)
+
+
+def gear_asymmetries(names: Sequence[str], entries: Sequence, gu: np.ndarray, gv: np.ndarray,
+                     where: str) -> list[str]:
+    """Write (γ_u, γ_v) of (47) from each entry's efficiencies (27) where it has both.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The joints, in the order of ``entries``, ``gu`` and ``gv``.
+    entries : sequence of JointFriction
+        Each joint's friction (:meth:`~fric_core.joint_friction.JointFriction.has_gear`: both
+        efficiencies known).
+    gu, gv : (n,) ndarray
+        Written in place where an entry has both efficiencies; left as they are elsewhere.
+    where : str
+        The field the messages name (``where: joints.<joint>: ...``).
+
+    Returns
+    -------
+    list of str
+        The joints with only ``eta_product`` (efficiencies not determined one by one).
+
+    Raises
+    ------
+    ValueError
+        Efficiencies outside their range, naming the joint.
+    """
+    from .dai import asymmetry_from_efficiencies
+
+    undetermined = []
+    for i, (j, e) in enumerate(zip(names, entries)):
+        if e.has_gear:
+            try:
+                gu[i], gv[i] = asymmetry_from_efficiencies(e.eta_f, e.eta_b)
+            except ValueError as exc:
+                raise ValueError(f"{where}: joints.{j}: {exc}") from None
+        elif e.eta_product is not None:
+            undetermined.append(j)
+    return undetermined
