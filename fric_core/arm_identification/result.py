@@ -38,8 +38,10 @@ class ArmFrictionFit:
 
     ``joints``: joint name → ``{"Cp", "Cn", "bp", "bn"}`` (plus ``"eta_f", "eta_b",
     "eta_product"`` for ``law="gear"``, None where the data cannot determine them); ``std``: the
-    same keys with standard deviations; ``determined``: the same keys → bool (False: not
-    identifiable from these data, or relative std above :data:`REL_STD_WARN`); ``warnings``: what
+    same keys with standard deviations (``friction_cov``: per joint the covariance of its
+    friction parameters in ``friction_keys`` order, :meth:`combination_std`); ``determined``:
+    the same keys → bool (False: not identifiable from these data, or relative std above
+    :data:`REL_STD_WARN`); ``warnings``: what
     the data lack, one line each; ``base``: the base set and ``beta``/``beta_std`` its fitted
     values (None with ``dynamics="urdf"``; with ``law="gear"`` and ``"identify"`` known only up to
     the global scale s); ``armature``/``armature_std``: fitted rotor inertias per joint [kg·m²]
@@ -73,8 +75,37 @@ class ArmFrictionFit:
     knots: Optional[list] = None
     line: Optional["ArmFrictionFit"] = None
     design: Optional[object] = None
+    friction_cov: Dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    friction_keys: Tuple[str, ...] = ()
     _problem: Optional[object] = field(default=None, repr=False, compare=False)
     _theta: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+
+    def combination_std(self, name: str, weights: Dict[str, float]) -> float:
+        """The standard deviation of ``Σ w_k·θ_k`` over joint ``name``'s friction parameters,
+        with their covariance (``friction_cov``, parameters in ``friction_keys`` order): e.g.
+        the mean Coulomb level ``(Cp + Cn)/2``, whose two terms are correlated through the
+        rigid body and the effort offset.
+
+        Parameters
+        ----------
+        name : str
+            The joint.
+        weights : dict
+            Parameter name (one of ``friction_keys``: ``Cp``, ``bp``, ``Cn``, ``bn`` for the
+            asymmetric and gear laws, ``f+k``/``f-k`` for the curve) → weight.
+
+        Returns
+        -------
+        float
+            The std, NaN when the fit has no covariance for the joint or a name is unknown.
+        """
+        cov = self.friction_cov.get(name)
+        if cov is None or any(k not in self.friction_keys for k in weights):
+            return float("nan")
+        w = np.zeros(len(self.friction_keys))
+        for k, x in weights.items():
+            w[self.friction_keys.index(k)] = x
+        return float(np.sqrt(max(float(w @ cov @ w), 0.0)))
 
     def predict(self, q, v, a) -> np.ndarray:
         """The fitted model's joint torques at (q, q̇, q̈): ``m·q̈ + G(τ_load, q̇) + τ_f(q̇)``
@@ -328,10 +359,17 @@ def _result(prob, theta, std, cov, names, dynamics, method, dv, cond, m, rss, wa
         joints[name], stds[name], det[name] = vals, sd, dt
         used[name] = int(m[j])
         rstd[name] = float(np.sqrt(rss[j] / max(m[j], 1)))
+    if prob.law == "curve":
+        fkeys = tuple([f"f+{k}" for k in range(prob.nk)] + [f"f-{k}" for k in range(prob.nk)])
+    else:
+        fkeys = tuple(FRICTION_PARAMS)
+    fcov = {name: np.array(cov[f0 + nf * j:f0 + nf * (j + 1), f0 + nf * j:f0 + nf * (j + 1)])
+            for j, name in enumerate(names)}
     fit = ArmFrictionFit(joints=joints, std=stds, dynamics=dynamics, method=method, dv=float(dv),
                          cond=float(cond), n_used=used, residual_std=rstd, law=prob.law,
                          determined=det, warnings=warnings, noise=nz, _problem=prob,
-                         _theta=theta.copy(), reasons=reasons, knots=prob.knots)
+                         _theta=theta.copy(), reasons=reasons, knots=prob.knots,
+                         friction_cov=fcov, friction_keys=fkeys)
     if prob.sl_arm is not None:
         sl = prob.sl_arm
         held = [i not in prob.free for i in range(sl.start, sl.stop)]  # merged, not fitted

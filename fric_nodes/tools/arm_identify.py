@@ -30,6 +30,10 @@ The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses
    absolute path), and the report (:mod:`fric_core.arm_identification.report`): the prediction of
    the held-out part, its RMS error per joint, the warnings.
 
+:func:`identify_recording` runs steps 1–5 and returns what they found without writing anything
+(``fric fleet`` calls it once per recording: :mod:`fric_nodes.tools.fleet`);
+:func:`write_identification` is step 6; :func:`identify_arm` (``fric identify``) is the two.
+
 Every user mistake is an :class:`ArmIdentifyError` (a ``ValueError``) with a one-line message
 naming the problem; the CLI prints it and exits with status 2. Long steps report progress through
 the ``progress`` callback (the CLI prints it on stderr).
@@ -45,7 +49,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-__all__ = ["ArmIdentifyError", "ArmIdentifyResult", "identify_arm", "excite_arm",
+__all__ = ["ArmIdentifyError", "ArmIdentifyResult", "ArmIdentification", "identify_arm",
+           "identify_recording", "write_identification", "excite_arm",
            "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES",
            "DEFAULT_EFFORT_LAG", "parse_effort_lag", "parse_effort_scale"]
 
@@ -358,41 +363,76 @@ def _params_files(out: Path, friction_path: Path, joints: List[str], urdf: str, 
     return paths
 
 
-def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
-                 joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
-                 dynamics: str = "identify", method: str = "eiv",
-                 holdout: float = HOLDOUT_FRACTION,
-                 effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
-                 effort_scale: Union[str, Dict[str, float], None] = None,
-                 offset: str = DEFAULT_OFFSET,
-                 progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
-    """Identify an arm's joint friction from a recording and write the files (module docstring).
+@dataclass
+class ArmIdentification:
+    """What :func:`identify_recording` found, before anything is written.
 
-    ``recording``: a rosbag2 directory (or its .db3/.mcap file) or a CSV; ``urdf``: a URDF path
-    or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
-    ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
-    ``"eiv"``/``"ols"``; ``holdout``: fraction held out; ``effort_lag``: how long [s] the effort
-    lags the states, or ``"auto"`` to estimate it (module docstring, step 4b); ``effort_scale``:
-    joint → factor (or its ``JOINT=K,...`` text, :func:`parse_effort_scale`) multiplying that
-    joint's recorded effort right after reading (an effort recorded as motor current). Raises
-    :class:`ArmIdentifyError` (one line naming the problem) for bad input.
+    ``friction``: the identified set as ``joint_friction.yaml`` holds it (provenance in its
+    ``extra``); ``fit``: the fit whose rigid body and predictions are used; ``holdout_rms`` and
+    ``residual_std`` per joint [N·m; N for a prismatic joint]; ``warnings``; ``effort_lag`` [s]
+    undone and ``lag_estimate`` (the ``auto`` search's result, None when given); ``method``:
+    the method used (``eiv`` falls back to ``ols`` with a warning); ``source``: the recording
+    path; ``urdf_source``: the URDF file read; ``joint_kinds``: joint → URDF type; ``prep``:
+    the prepared rows, fitted ``[0, k)`` and held out ``[k, len(prep))``; ``pred_holdout``: the
+    prediction of the held-out rows (NaN inside the Δv band).
+    """
+
+    friction: object
+    fit: object
+    holdout_rms: Dict[str, float]
+    residual_std: Dict[str, float]
+    warnings: List[str]
+    effort_lag: float
+    lag_estimate: object
+    model: str
+    dynamics: str
+    method: str
+    source: str
+    urdf_source: str
+    joint_kinds: Dict[str, str]
+    prep: object
+    k: int
+    pred_holdout: np.ndarray
+
+    @property
+    def effort_lag_std(self) -> Optional[float]:
+        """The estimated lag's std [s]; None when the lag was given or its std is not finite."""
+        est = self.lag_estimate
+        return None if est is None or not math.isfinite(est.std) else float(est.std)
+
+
+def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
+                       joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
+                       dynamics: str = "identify", method: str = "eiv",
+                       holdout: float = HOLDOUT_FRACTION,
+                       effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
+                       effort_scale: Union[str, Dict[str, float], None] = None,
+                       offset: str = DEFAULT_OFFSET,
+                       progress: Callable[[str], None] = _none) -> ArmIdentification:
+    """Steps 1–5 of the module docstring: read, check, prepare, hold out, fit; nothing written.
+
+    What ``fric identify`` (:func:`identify_arm`, which then writes the files and the report)
+    and ``fric fleet`` (one call per recording) share. Arguments as :func:`identify_arm`'s.
+
+    Returns
+    -------
+    ArmIdentification
+        The identified set, the fit, the held-out check and what the steps found.
+
+    Raises
+    ------
+    ArmIdentifyError
+        One line naming the problem with the recording, the URDF, the joints or an option
+        (a damaged bag is a ``ValueError`` naming it).
     """
     from fric_core.arm_identification.fit import fit_arm_friction
-    from fric_core.arm_identification.joint_friction import write_joint_friction
-
-    if model not in MODELS:
-        raise ArmIdentifyError(f"--model: expected one of {', '.join(MODELS)}, got {model!r}")
-    if offset not in OFFSETS:
-        raise ArmIdentifyError(f"--offset: expected one of {', '.join(OFFSETS)}, got "
-                               f"{offset!r}")
     from fric_core.arm_identification.recording import read_arm_recording
-    from fric_core.arm_identification.report import (ARM_REPORT_FILES, ArmReport, holdout_rms,
-                                                     write_arm_report)
+    from fric_core.arm_identification.report import holdout_rms
     from fric_core.arm_identification.signals import estimate_effort_lag, prepare
-    from fric_nodes.tools.user_errors import make_out_dir, out_dir_problem
 
     import time
 
+    effort_lag, scale = _checked_options(recording, model, offset, effort_lag, effort_scale)
     start = time.perf_counter()
     user_progress = progress
 
@@ -400,15 +440,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         user_progress(f"{msg} [{time.perf_counter() - start:.1f} s]")
 
     warnings: List[str] = []
-    effort_lag = parse_effort_lag(effort_lag)
-    scale = None if effort_scale is None else parse_effort_scale(effort_scale)
     src = Path(recording)
-    if not src.exists():
-        raise ArmIdentifyError(f"{recording}: no such file or directory")
-    problem = out_dir_problem(out_dir, "--out")  # before reading: nothing written on error
-    if problem:
-        raise ArmIdentifyError(problem)
-
     progress(f"reading {src}")
     rec = read_arm_recording(src, topic)
     if joints:  # every recorded joint is read: the others' positions lock them in the model
@@ -516,36 +548,13 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     fs = _separate_offsets(fs, fit, prep, fit_rows, offset, dyn.joint_names, warnings, progress)
     if choice:
         fs = dataclasses.replace(fs, extra={**fs.extra, "model_selection": choice})
-    lag_std = None if lag_est is None or not math.isfinite(lag_est.std) else lag_est.std
     provenance = {"effort_lag": float(f"{effort_lag:.4g}")}
     if lag_est is not None:
         provenance["effort_lag_estimate"] = float(f"{lag_est.estimate:.4g}")
-        if lag_std is not None:
-            provenance["effort_lag_std"] = float(f"{lag_std:.2g}")
+        if math.isfinite(lag_est.std):
+            provenance["effort_lag_std"] = float(f"{lag_est.std:.2g}")
     fs = dataclasses.replace(fs, extra={**fs.extra, **provenance})
 
-    out = make_out_dir(out_dir, "--out")
-    progress(f"writing {out}")
-    how = " (auto)" if lag_est is not None else ""
-    header = (f"fric identify {src} --urdf {urdf} (model {model}, dynamics {dynamics}, method "
-              f"{method}, effort lag {effort_lag:.4g} s{how}); {k} samples fitted, {M - k} held "
-              "out")
-    fpath = write_joint_friction(out / OUTPUT_FILES[0], fs, header=header)
-    urdf_param = str(Path(urdf_source).resolve())
-    files = {OUTPUT_FILES[0]: fpath}
-    steps = np.diff(prep.t)
-    dt = float(f"{np.median(steps[steps > 0]):.6g}")  # 0.005, not 0.004999999999999893
-    files.update(_params_files(out, fpath, list(dyn.joint_names), urdf_param, dt,
-                               fit.armature, warnings,
-                               f"# written by fric identify from {src}\n"))
-
-    # the report's friction-velocity scatter: at most REPORT_ROWS fitted rows, evenly spaced
-    # (its figure shows no more; predicting all 48 000 rows of a minute at 1 kHz cost 0.5 s)
-    pick = np.unique(np.linspace(0, k - 1, min(k, REPORT_ROWS)).astype(int))
-    qf, vf, af, tf = (x[pick] for x in (prep.q, prep.v, prep.a, prep.effort))
-    # everything the model attributes to the rigid body, rotor and gear: its prediction less
-    # friction (the fit's own parameters, also in the gauge of --model gear --dynamics identify)
-    rest_fit = fit.predict(qf, vf, af) - _friction_outside_band(fs, dyn.joint_names, vf)
     if M > k and held_out is not None:  # --model auto: computed when choosing the law
         pred_h = held_out
     elif M > k:
@@ -556,12 +565,126 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     else:
         pred_h = np.zeros((0, dyn.n))
     rms = holdout_rms(prep.effort[hold_rows], pred_h) if M > k else np.full(dyn.n, np.nan)
-    residual_std = dict(fit.residual_std)
+    return ArmIdentification(
+        friction=fs, fit=fit, holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
+        residual_std=dict(fit.residual_std), warnings=warnings, effort_lag=effort_lag,
+        lag_estimate=lag_est, model=model, dynamics=dynamics, method=method, source=str(src),
+        urdf_source=str(urdf_source), joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)),
+        prep=prep, k=k, pred_holdout=pred_h)
+
+
+def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
+                 joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
+                 dynamics: str = "identify", method: str = "eiv",
+                 holdout: float = HOLDOUT_FRACTION,
+                 effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
+                 effort_scale: Union[str, Dict[str, float], None] = None,
+                 offset: str = DEFAULT_OFFSET,
+                 progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
+    """Identify an arm's joint friction from a recording and write the files (module docstring).
+
+    ``recording``: a rosbag2 directory (or its .db3/.mcap file) or a CSV; ``urdf``: a URDF path
+    or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
+    ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
+    ``"eiv"``/``"ols"``; ``holdout``: fraction held out; ``effort_lag``: how long [s] the effort
+    lags the states, or ``"auto"`` to estimate it (module docstring, step 4b); ``effort_scale``:
+    joint → factor (or its ``JOINT=K,...`` text, :func:`parse_effort_scale`) multiplying that
+    joint's recorded effort right after reading (an effort recorded as motor current). Raises
+    :class:`ArmIdentifyError` (one line naming the problem) for bad input.
+    :func:`identify_recording` does steps 1–5, :func:`write_identification` step 6.
+    """
+    from fric_nodes.tools.user_errors import out_dir_problem
+
+    import time
+
+    start = time.perf_counter()
+    _checked_options(recording, model, offset, effort_lag, effort_scale)
+    problem = out_dir_problem(out_dir, "--out")  # before reading: nothing written on error
+    if problem:
+        raise ArmIdentifyError(problem)
+    ident = identify_recording(recording, urdf, topic=topic, joints=joints, model=model,
+                               dynamics=dynamics, method=method, holdout=holdout,
+                               effort_lag=effort_lag, effort_scale=effort_scale, offset=offset,
+                               progress=progress)
+    return write_identification(
+        ident, urdf, out_dir,
+        progress=lambda msg: progress(f"{msg} [{time.perf_counter() - start:.1f} s]"))
+
+
+def _checked_options(recording, model: str, offset: str, effort_lag, effort_scale):
+    """The options checked before anything is read or written (in this order: ``--model``,
+    ``--offset``, ``--effort-lag``, ``--effort-scale``, the recording's path); returns the
+    parsed effort lag and scale. ArmIdentifyError naming the first bad one."""
+    if model not in MODELS:
+        raise ArmIdentifyError(f"--model: expected one of {', '.join(MODELS)}, got {model!r}")
+    if offset not in OFFSETS:
+        raise ArmIdentifyError(f"--offset: expected one of {', '.join(OFFSETS)}, got "
+                               f"{offset!r}")
+    lag = parse_effort_lag(effort_lag)
+    scale = None if effort_scale is None else parse_effort_scale(effort_scale)
+    if not Path(recording).exists():
+        raise ArmIdentifyError(f"{recording}: no such file or directory")
+    return lag, scale
+
+
+def write_identification(ident: ArmIdentification, urdf: str, out_dir, *,
+                         progress: Callable[[str], None] = _none) -> ArmIdentifyResult:
+    """Step 6 of the module docstring: ``joint_friction.yaml``, the parameter files and the
+    report of an identification, in ``out_dir`` (created).
+
+    Parameters
+    ----------
+    ident : ArmIdentification
+        From :func:`identify_recording`.
+    urdf : str
+        The ``--urdf`` given (named in the files' headers).
+    out_dir : str or path-like
+        The output directory.
+    progress : callable
+        Called with a line of progress.
+
+    Returns
+    -------
+    ArmIdentifyResult
+        The set, the written files (name → path), the held-out RMS and the warnings.
+    """
+    from fric_core.arm_identification.joint_friction import write_joint_friction
+    from fric_core.arm_identification.report import ARM_REPORT_FILES, ArmReport, write_arm_report
+    from fric_nodes.tools.user_errors import make_out_dir
+
+    fs, fit, prep, k = ident.friction, ident.fit, ident.prep, ident.k
+    M = len(prep)
+    names = list(ident.joint_kinds)
+    warnings = ident.warnings
+    lag_est, effort_lag = ident.lag_estimate, ident.effort_lag
+    out = make_out_dir(out_dir, "--out")
+    progress(f"writing {out}")
+    how = " (auto)" if lag_est is not None else ""
+    header = (f"fric identify {ident.source} --urdf {urdf} (model {ident.model}, dynamics "
+              f"{ident.dynamics}, method {ident.method}, effort lag {effort_lag:.4g} s{how}); "
+              f"{k} samples fitted, {M - k} held out")
+    fpath = write_joint_friction(out / OUTPUT_FILES[0], fs, header=header)
+    urdf_param = str(Path(ident.urdf_source).resolve())
+    files = {OUTPUT_FILES[0]: fpath}
+    steps = np.diff(prep.t)
+    dt = float(f"{np.median(steps[steps > 0]):.6g}")  # 0.005, not 0.004999999999999893
+    files.update(_params_files(out, fpath, names, urdf_param, dt, fit.armature, warnings,
+                               f"# written by fric identify from {ident.source}\n"))
+
+    # the report's friction-velocity scatter: at most REPORT_ROWS fitted rows, evenly spaced
+    # (its figure shows no more; predicting all 48 000 rows of a minute at 1 kHz cost 0.5 s)
+    pick = np.unique(np.linspace(0, k - 1, min(k, REPORT_ROWS)).astype(int))
+    qf, vf, af, tf = (x[pick] for x in (prep.q, prep.v, prep.a, prep.effort))
+    # everything the model attributes to the rigid body, rotor and gear: its prediction less
+    # friction (the fit's own parameters, also in the gauge of --model gear --dynamics identify)
+    rest_fit = fit.predict(qf, vf, af) - _friction_outside_band(fs, names, vf)
+    hold_rows = slice(k, M)
+    lag_std = ident.effort_lag_std
     report = ArmReport(friction=fs, v_fit=vf, tau_friction=tf - rest_fit,
                        t_holdout=prep.t[hold_rows], tau_holdout=prep.effort[hold_rows],
-                       pred_holdout=pred_h, source=str(src), urdf=urdf_param,
+                       pred_holdout=ident.pred_holdout, source=ident.source, urdf=urdf_param,
                        n_samples=M, duration=float(prep.t[-1] - prep.t[0]),
-                       cond=float(fit.cond), residual_std=residual_std,
+                       cond=float(fit.cond), residual_std=ident.residual_std,
                        design_cond=float(fit.design.cond),
                        determined=fit.determined, warnings=warnings,
                        data_notes=[s for s in prep.notes
@@ -570,13 +693,12 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                        effort_lag_estimate=None if lag_est is None else lag_est.estimate,
                        effort_lag_std=lag_std,
                        effort_lag_consistent=lag_est is None or lag_est.consistent,
-                       joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)))
+                       joint_kinds=dict(ident.joint_kinds))
     files.update(zip(ARM_REPORT_FILES, write_arm_report(report, out)))
-    return ArmIdentifyResult(friction=fs, files=files,
-                             holdout_rms=dict(zip(dyn.joint_names, map(float, rms))),
-                             residual_std=residual_std, warnings=warnings, fit=fit,
+    return ArmIdentifyResult(friction=fs, files=files, holdout_rms=dict(ident.holdout_rms),
+                             residual_std=ident.residual_std, warnings=warnings, fit=fit,
                              effort_lag=effort_lag, effort_lag_std=lag_std,
-                             joint_kinds=dict(zip(dyn.joint_names, dyn.joint_kinds)))
+                             joint_kinds=dict(ident.joint_kinds))
 
 
 def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
