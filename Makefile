@@ -54,7 +54,7 @@ $(PY):
 # Re-install when a package is added too: the editable finder only maps the packages it was installed with.
 $(STAMP): setup.py setup.cfg package.xml $(wildcard fric_*/__init__.py) $(wildcard fric_core/*.c fric_core/*/*.c) | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[ros,dev,mujoco]'
+	$(PY) -m pip install --quiet -e '.[ros,dev,mujoco,fleet,ray]'
 	touch $@
 
 clean:

@@ -61,6 +61,11 @@ setup(
         "dev": ["pytest", "ruff", "colcon-core", "colcon-ros", "colcon-python-setup-py"],
         # MuJoCo with fric's exact joint friction (fric_core.mujoco.FrictionStepper)
         "mujoco": ["mujoco>=4.0,<5"],
+        # fric fleet's Parquet tables (fric_core.fleet.table); without it: --no-parquet, CSV
+        "fleet": ["pyarrow>=14"],
+        # fric fleet --ray: one Ray task per recording (fric_nodes.tools.fleet_runner only);
+        # ray core pulls click, filelock, jsonschema, msgpack, protobuf, requests (~240 MB)
+        "ray": ["ray>=2.9"],
     },
     entry_points={
         "console_scripts": [

@@ -9,6 +9,9 @@
                                                     (cli_play.py)
     fric arm-params --urdf URDF [--out FILE]        arm_friction.launch.xml's parameters for
                                                     your own arm (cli_arm_params.py)
+    fric fleet RECORDINGS... --urdf URDF --out DIR  every recording of a fleet identified, the
+                                                    friction levels watched over time
+                                                    (fleet.py; docs/fleet.md)
     fric call SERVICE                               call a std_srvs/Trigger service
     fric param list|get|set NODE [NAME [VALUE]]     a running node's parameters
     fric lifecycle nodes|get|list|set [NODE [TR]]  a managed node's state (cli_lifecycle.py)
@@ -29,7 +32,7 @@ import os
 import sys
 
 from fric_nodes.tools import (cli_arm_params, cli_lifecycle, cli_play, cli_report, cli_ros,
-                              launch_runner)
+                              fleet, launch_runner)
 from fric_nodes.tools.user_errors import out_dir_problem
 
 
@@ -539,6 +542,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cli_play.add_subcommand(subparsers)
     cli_report.add_subcommand(subparsers)
     cli_arm_params.add_subcommand(subparsers)
+    fleet.add_subcommand(subparsers)
     return parser
 
 
