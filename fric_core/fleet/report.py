@@ -108,7 +108,7 @@ def levels_figure(joint: str, rows: Sequence[dict], findings: Sequence[Finding] 
             e = np.array([r[q + "_std"] for r in pts])
             hot = rb in flagged_robots
             grey = len(robots) > COLOURED_ROBOTS and not hot
-            col = "0.6" if grey else colours[rb]
+            col = "crimson" if hot else "0.6" if grey else colours[rb]
             ax.errorbar(t, y, yerr=e, color=col, lw=2.4 if hot else (0.6 if grey else 1.0),
                         marker="o", ms=3 if not grey else 0, elinewidth=0.6, capsize=0,
                         alpha=1.0 if hot or not grey else 0.5, zorder=3 if hot else 2,

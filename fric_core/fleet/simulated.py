@@ -156,7 +156,7 @@ def simulate_fleet(out_dir, *, urdf: str = "arm7", robots: int = 10, days: int =
         (robot index, day) of the damaged bag; default (2 mod robots, days // 2).
     lagging : (int, int), optional
         (robot index, day) of the recording with a lagging velocity column; default
-        (4 mod robots, days // 3).
+        (4 mod robots, days // 3), the next day when that is the corrupt one.
     lag_time_constant : float
         The lagging column's first-order filter time constant [s].
     start : str
@@ -197,7 +197,10 @@ def simulate_fleet(out_dir, *, urdf: str = "arm7", robots: int = 10, days: int =
         raise ValueError(f"trend: robot {trend.robot!r} or joint {trend.joint!r} not in the "
                          f"fleet ({names[0]}…{names[-1]}; {', '.join(joints)})")
     corrupt = corrupt or (2 % robots, days // 2)
-    lagging = lagging or (4 % robots, days // 3)
+    if lagging is None:
+        lagging = (4 % robots, days // 3)
+        if lagging == corrupt:
+            lagging = (lagging[0], (lagging[1] + 1) % days)
     if corrupt == lagging:
         raise ValueError("corrupt, lagging: the same recording")
     t0 = _start_time(start)
