@@ -45,8 +45,9 @@ alternatives of one series are correlated, so the bound is conservative.
 
 A flagged series is reported with its best alternative (the smallest p-value): the robot, the
 joint, the size of the change since its onset relative to the level before it (its std by the
-delta method on ``(a, b)`` with the scale ``s̃``), and since when — e.g.
-``robot r07 joint_a3: Coulomb +38 % ± 4 % over 19 days``.
+delta method on ``(a, b)`` with the scale ``s̃``, given the onset), since when, and the onsets
+the data cannot tell from it (:data:`ONSET_CHI2`) — e.g. ``robot r07 joint_a3: Coulomb +31 % ±
+2 % over 14 days (trend since 2026-11-07, onset between 2026-11-06 and 2026-11-08 …)``.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Finding", "SeriesTest", "Detection", "detect_changes", "DEFAULT_ALPHA",
-           "MIN_POINTS", "MIN_SIDE", "QUANTITY_NAMES"]
+           "MIN_POINTS", "MIN_SIDE", "ONSET_CHI2", "QUANTITY_NAMES"]
 
 #: Family-wise false-alarm probability per run (Bonferroni over the fleet's tests).
 DEFAULT_ALPHA = 0.01
@@ -67,6 +68,9 @@ DEFAULT_ALPHA = 0.01
 MIN_POINTS = 6
 #: Fewest recordings on each side of a level shift, and up to and after a later trend onset.
 MIN_SIDE = 3
+#: A finding's onset range: the onsets whose residual sum is within this many s̃² of the
+#: best one's (χ²₁'s 95 % quantile: a profile-likelihood interval of the onset).
+ONSET_CHI2 = 3.841
 #: The levels' names in sentences.
 QUANTITY_NAMES = {"coulomb": "Coulomb", "viscous": "viscous"}
 _DAY = 86400.0
@@ -82,7 +86,8 @@ class Finding:
     clearly above 0); ``per_day`` ± ``per_day_std``: a trend's slope over ``before`` [1/day]
     (NaN for a shift); ``t``, its degrees of freedom ``dof`` (inf: normal), ``p`` and the
     threshold ``p_threshold`` = α/m; ``scale``: the series' scale s̃ (× the recordings'
-    stds)."""
+    stds); ``onset_earliest``, ``onset_latest``: the onsets of the same kind the data do not
+    tell from ``since`` (:data:`ONSET_CHI2`; the sizes are those of the onset ``since``)."""
 
     robot: str
     joint: str
@@ -105,10 +110,13 @@ class Finding:
     p_threshold: float
     scale: float
     unit: str = "N·m"
+    onset_earliest: Optional[_dt.datetime] = None
+    onset_latest: Optional[_dt.datetime] = None
 
     def sentence(self) -> str:
-        """The finding in one line, e.g. ``robot r07 joint_a3: Coulomb +38 % ± 4 % over 19
-        days (trend since 2026-11-02: 0.171 → 0.236 N·m; t = 9.1, p = 2e-19 < 5e-06)``."""
+        """The finding in one line, e.g. ``robot r07 joint_a3: Coulomb +31 % ± 2 % over 14
+        days (trend since 2026-11-07, onset between 2026-11-06 and 2026-11-08: 0.2 → 0.262 N·m;
+        t = 16.7, p = 1e-14 < 5e-06)``."""
         q = QUANTITY_NAMES.get(self.quantity, self.quantity)
         if math.isfinite(self.relative):
             size = f"{100 * self.relative:+.0f} % ± {100 * self.relative_std:.0f} %"
@@ -119,6 +127,9 @@ class Finding:
                     f"{self.since.date().isoformat()}")
         else:
             what = f"{q} level shift {size} (on {self.since.date().isoformat()}"
+        lo, hi = self.onset_earliest, self.onset_latest
+        if lo is not None and hi is not None and lo.date() != hi.date():
+            what += f", onset between {lo.date().isoformat()} and {hi.date().isoformat()}"
         return (f"robot {self.robot} {self.joint}: {what}: {self.before:.3g} → {self.after:.3g} "
                 f"{self.unit}; t = {self.t:.1f}, p = {self.p:.1g} < {self.p_threshold:.1g})")
 
@@ -307,14 +318,15 @@ def detect_changes(rows: Sequence[dict], quantities: Sequence[str] = ("coulomb",
         def moderated(rss: float) -> float:
             return s0 if math.isinf(d0) else math.sqrt((d0 * s0 ** 2 + rss) / dof)
 
-        best = None
+        best, fits = None, []
         for kind, k, x in alts[key]:
             beta, cov, rss = _fit(x, sr.y, w)
+            fits.append((kind, k, rss))
             sc = moderated(rss)
             tk = beta[1] / (sc * math.sqrt(cov[1, 1]))
             p = 2.0 * float(norm.sf(abs(tk)) if math.isinf(dof) else student.sf(abs(tk), dof))
             if best is None or p < best[0]:
-                best = (p, tk, kind, k, beta, cov * sc ** 2, sc)
+                best = (p, tk, kind, k, beta, cov * sc ** 2, sc, rss)
         beta0, cov0, rss0 = _fit(sr.t, sr.y, w)
         sc0 = moderated(rss0)
         mean = float(np.average(sr.y, weights=w))
@@ -324,12 +336,17 @@ def detect_changes(rows: Sequence[dict], quantities: Sequence[str] = ("coulomb",
                                     False, sc0, detectable))
             skipped.append((*key, "no alternative with enough recordings on each side"))
             continue
-        p, tk, kind, k, beta, cov, sc = best
+        p, tk, kind, k, beta, cov, sc, rss_best = best
         flagged = p < p_thr
         tests.append(SeriesTest(robot, joint, q, sr.t.size, len(alts[key]), kind, sr.stamps[k],
                                 float(tk), p, flagged, sc0, detectable))
         if flagged:
-            findings.append(_finding(key, kind, k, sr, beta, cov, tk, dof, p, p_thr, sc))
+            # the onsets of the same kind the data cannot tell from the best (profile
+            # likelihood, 95 %: the residual sum within χ²₁(0.95)·s̃² of the best one's)
+            near = [kk for kd, kk, r in fits
+                    if kd == kind and r - rss_best <= ONSET_CHI2 * sc ** 2]
+            findings.append(_finding(key, kind, k, sr, beta, cov, tk, dof, p, p_thr, sc,
+                                     (sr.stamps[min(near)], sr.stamps[max(near)])))
     findings.sort(key=lambda f: f.p)
     return Detection(findings=findings, series=tests, skipped=skipped, prior_scale=prior_scale,
                      prior_dof=prior_dof, alpha=alpha, tests=m, p_threshold=p_thr,
@@ -369,7 +386,8 @@ def _series(rows, quantities, min_points):
     return data, skipped
 
 
-def _finding(key, kind, k, sr: _Series, beta, C, tk, dof, p, p_thr, scale) -> Finding:
+def _finding(key, kind, k, sr: _Series, beta, C, tk, dof, p, p_thr, scale,
+             onsets) -> Finding:
     """The flagged series' best alternative as a :class:`Finding` (sizes by the delta method
     on (a, b) with the scaled covariance ``C``)."""
     robot, joint, q = key
@@ -397,4 +415,5 @@ def _finding(key, kind, k, sr: _Series, beta, C, tk, dof, p, p_thr, scale) -> Fi
                    until=sr.stamps[-1], days=L, before=a, after=a + change, change=change,
                    change_std=change_std, relative=rel, relative_std=rel_std, per_day=per_day,
                    per_day_std=per_day_std, t=float(tk), dof=float(dof), p=float(p),
-                   p_threshold=float(p_thr), scale=float(scale), unit=sr.unit)
+                   p_threshold=float(p_thr), scale=float(scale), unit=sr.unit,
+                   onset_earliest=onsets[0], onset_latest=onsets[1])
