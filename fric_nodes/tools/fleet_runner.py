@@ -222,7 +222,9 @@ def identify_task(key: str, path: str, topic: Optional[str], options: Dict) -> d
 
 # -- executors ------------------------------------------------------------------------------------
 class PoolExecutor:
-    """A local process pool of ``jobs`` workers (``spawn``; :func:`_warm` in each).
+    """A local process pool of ``jobs`` workers (``spawn``; :func:`_warm` in each) running
+    ``task`` (default :func:`identify_task`; another module-level function of the same
+    signature for tests).
 
     A worker that dies (killed for memory, a crash in a native library) breaks the whole pool:
     it is started again and the tasks that were in flight are submitted once more; a task in
@@ -231,9 +233,10 @@ class PoolExecutor:
 
     name = "pool"
 
-    def __init__(self, jobs: int, urdf: str):
+    def __init__(self, jobs: int, urdf: str, task=None):
         self.jobs = jobs
         self._urdf = urdf
+        self._task = identify_task if task is None else task  # (a module-level function)
         self._pending: Dict[object, tuple] = {}
         self._start()
 
@@ -253,7 +256,7 @@ class PoolExecutor:
     def submit(self, key: str, path: str, topic: Optional[str], options: Dict,
                _tries: int = 0) -> None:
         """Queue one recording."""
-        fut = self._ex.submit(identify_task, key, path, topic, options)
+        fut = self._ex.submit(self._task, key, path, topic, options)
         self._pending[fut] = (key, path, topic, options, _tries)
 
     def pending(self) -> int:
@@ -261,9 +264,9 @@ class PoolExecutor:
         return len(self._pending)
 
     def next_results(self) -> List[dict]:
-        """Block until a task finishes: ``[its result]`` (:func:`identify_task`'s); after a
-        worker died, the failures of the tasks in flight for the second time (the others are
-        resubmitted; possibly none)."""
+        """Block until a task finishes: ``[its result]`` (:func:`identify_task`'s). After a
+        worker died: the results of the tasks that had finished, the failures of those in
+        flight for the second time, the others resubmitted (possibly an empty list)."""
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
@@ -274,19 +277,23 @@ class PoolExecutor:
             return [fut.result()]
         except BrokenProcessPool as e:
             why = " ".join(str(e).split())
-        retry = [task] + list(self._pending.values())
+        out, retry = [], [task]
+        for f, t in self._pending.items():  # finished before the break: kept
+            if f.done() and not f.cancelled() and f.exception() is None:
+                out.append(f.result())
+            else:
+                retry.append(t)
         self._pending = {}
         self._ex.shutdown(wait=False, cancel_futures=True)
         self._start()
-        failed = []
         for key, path, topic, options, tries in retry:
             if tries >= 1:
-                failed.append({"key": key, "failure": "a worker process died twice while it (or "
-                                                      f"a recording beside it) was identified "
-                                                      f"({why})", "cacheable": False})
+                out.append({"key": key, "failure": "a worker process died twice while it (or a "
+                                                   f"recording beside it) was identified ({why})",
+                            "cacheable": False})
             else:
                 self.submit(key, path, topic, options, _tries=tries + 1)
-        return failed
+        return out
 
     def close(self, cancel: bool = False) -> None:
         """Stop the workers (``cancel``: drop the queued tasks)."""
