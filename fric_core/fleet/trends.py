@@ -371,8 +371,8 @@ def _series(rows, quantities, min_points):
     for key, pts in points.items():
         ok = [p for p in pts if math.isfinite(p[1]) and math.isfinite(p[2]) and p[2] > 0]
         if len(ok) < len(pts):
-            skipped.append((*key, f"{len(pts) - len(ok)} recording(s) without a finite value "
-                                  "and std left out"))
+            skipped.append((*key, f"{len(pts) - len(ok)} recording(s) left out: the level NaN, "
+                                  "or held at a physical bound by the fit (std 0: Cp + Cn >= 0)"))
         if len(ok) < min_points:
             skipped.append((*key, f"{len(ok)} recording(s), fewer than {min_points}: not "
                                   "tested"))

@@ -263,10 +263,14 @@ def run_fleet(recordings: Sequence[str], urdf: str, out_dir, *, topic: str = "jo
         """The recordings to identify, hashed one at a time as the workers ask for more
         (cached results and sources without robot or time are counted on the way)."""
         for i, src in enumerate(sources):
+            if not src.problem:
+                try:
+                    digests[i] = cache.digest(src.path, src.kind)
+                except OSError as e:  # gone or unreadable since it was found
+                    src.problem = f"cannot be read: {' '.join(str(e).split())}"
             if src.problem:
                 bar.count(cached=False, failed=True)
                 continue
-            digests[i] = cache.digest(src.path, src.kind)
             key = keys[i] = fr.cache_key(digests[i], urdf_digest, src.topic, options)
             if key in waiting:
                 waiting[key].append(i)
@@ -407,8 +411,14 @@ def _run(ns: argparse.Namespace) -> int:
         print(f"# identification: {res.seconds:.1f} s wall, {res.rate:.2f} recordings/s "
               f"({res.executor}); {res.work_seconds / res.identified:.2f} s per recording in "
               "a worker")
-    print(f"# change detection: {det.tests} tests, false-alarm probability <= {det.alpha:g} "
-          f"(p < {det.p_threshold:.2g}, ~{det.z_threshold:.2f} std)")
+    if det.tests:
+        print(f"# change detection: {det.tests} tests, false-alarm probability <= "
+              f"{det.alpha:g} (p < {det.p_threshold:.2g}, ~{det.z_threshold:.2f} std)")
+    else:
+        from fric_core.fleet.trends import MIN_POINTS
+
+        print(f"# change detection: no robot's joint has {MIN_POINTS} recordings or more: "
+              "nothing tested")
     for f in det.findings:
         print(f"finding: {f.sentence()}")
     if not det.findings:
