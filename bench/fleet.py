@@ -122,8 +122,9 @@ def run(label: str, fleet, out: Path, **kw):
     ok = "ok" if rate >= TARGET_RATE else "MISSED"
     print(f"{label}: {res.identified} identified in {res.seconds:.1f} s wall = {rate:.2f} "
           f"recordings/s (target >= {TARGET_RATE:g}: {ok}); {per:.2f} s CPU per recording in a "
-          f"worker; whole command {total:.1f} s ({total - res.seconds:.1f} s outside the "
-          "identification: start-up, tables, detection, report)")
+          f"worker, worker peak RSS {res.worker_peak_rss / 2**20:.0f} MiB; whole command "
+          f"{total:.1f} s ({total - res.seconds:.1f} s outside the identification: start-up, "
+          "tables, detection, report)")
     return res
 
 

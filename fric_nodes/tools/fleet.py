@@ -66,7 +66,8 @@ class FleetResult:
     written), the ``detection``, the ``files`` written (name → path), how many recordings were
     found, ``identified`` in this run, taken from the ``cached`` results, ``failed``; the wall
     time ``seconds`` of the identification phase (first submission to last result), the
-    workers' summed identification time ``work_seconds``, and the ``executor`` used."""
+    workers' summed identification time ``work_seconds``, the largest peak resident memory a
+    worker reported ``worker_peak_rss`` [bytes], and the ``executor`` used."""
 
     rows: List[dict]
     failures: List[dict]
@@ -79,6 +80,7 @@ class FleetResult:
     seconds: float
     work_seconds: float
     executor: str
+    worker_peak_rss: int = 0
     notes: List[str] = field(default_factory=list)
 
     @property
@@ -257,6 +259,7 @@ def run_fleet(recordings: Sequence[str], urdf: str, out_dir, *, topic: str = "jo
     executor = None
     t_first = t_last = None
     work = 0.0
+    peak_rss = 0
     identified = 0
 
     def tasks():
@@ -298,6 +301,7 @@ def run_fleet(recordings: Sequence[str], urdf: str, out_dir, *, topic: str = "jo
             for res in executor.next_results():
                 key = res["key"]
                 work += res.get("seconds", 0.0)
+                peak_rss = max(peak_rss, res.get("maxrss", 0))
                 entry = {"rows": res["rows"]} if "rows" in res else {"failure": res["failure"]}
                 entries[key] = entry
                 identified += "rows" in res
@@ -342,7 +346,7 @@ def run_fleet(recordings: Sequence[str], urdf: str, out_dir, *, topic: str = "jo
     return FleetResult(rows=rows, failures=failures, detection=detection, files=files,
                        recordings=len(sources), identified=identified, cached=bar.cached,
                        failed=len(failures), seconds=seconds, work_seconds=work,
-                       executor="ray" if ray is not None else "pool")
+                       executor="ray" if ray is not None else "pool", worker_peak_rss=peak_rss)
 
 
 def _summary(sources, rows, failures, bar, identified, urdf, options, ray, jobs,

@@ -185,7 +185,8 @@ def identify_task(key: str, path: str, topic: Optional[str], options: Dict) -> d
     Returns
     -------
     dict
-        ``key``, ``seconds`` (the identification's wall time), ``pid``, and either ``rows`` (the
+        ``key``, ``seconds`` (the identification's wall time), ``pid``, ``maxrss`` (the
+        worker's peak resident memory so far [bytes], where the OS tells), and either ``rows`` (the
         table's rows of the recording) or ``failure`` (the reason, one line) with ``cacheable``
         (the data's fault: the same bytes fail again).
     """
@@ -217,6 +218,12 @@ def identify_task(key: str, path: str, topic: Optional[str], options: Dict) -> d
         out.update(failure=f"internal error: {type(e).__name__}: {' '.join(str(e).split())}",
                    cacheable=False)
     out["seconds"] = time.perf_counter() - start
+    try:
+        import resource
+
+        out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # (Linux: KiB)
+    except (ImportError, OSError):
+        pass
     return out
 
 
