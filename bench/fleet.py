@@ -9,7 +9,7 @@ It prints:
   the command runs it: :func:`~fric_nodes.tools.arm_identify.identify_arm` in a fresh process,
   imports excluded) and its identification alone
   (:func:`~fric_nodes.tools.arm_identify.identify_recording`, what a fleet worker runs per
-  recording), best of 3;
+  recording), best of 3 (``--quick``: one);
 * the local pool (``--jobs``, default every core) and Ray (``--ray local``: a Ray instance on
   this machine, loopback only, as many CPUs): recordings identified per second of wall time
   (first submission to last result; the report after it is timed apart), the CPU time per
@@ -20,7 +20,7 @@ It prints:
 Targets (the issue's "Done means"): ≥ 1.8 recordings/s on this 2-core machine for the pool, a
 recording's identification ≤ 1 s, the wear named, 0 false alarms, the same table from the pool
 and from Ray. Nothing asserts. Run: ``.venv/bin/python bench/fleet.py [--rate 500] [--jobs N]
-[--no-ray] [--keep DIR] [--quick]`` (``--quick``: 2 robots × 3 days × 6 s, no Ray).
+[--no-ray] [--keep DIR] [--quick]`` (``--quick``: 2 robots × 2 days × 5 s, no Ray).
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ t0 = time.perf_counter()
 from fric_nodes.tools.arm_identify import identify_arm, identify_recording
 import fric_core.arm_identification.report, matplotlib.backends.backend_agg  # noqa
 imports = time.perf_counter() - t0
-bag, out, topic = sys.argv[1], sys.argv[2], sys.argv[3]
+bag, out, topic, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 identify_recording(bag, "arm7", topic=topic)  # warm (first-call caches)
 whole, ident = [], []
-for i in range(3):
+for i in range(repeats):
     s = time.perf_counter()
     identify_arm(bag, "arm7", f"{out}/o{i}", topic=topic)
     whole.append(time.perf_counter() - s)
@@ -61,10 +61,10 @@ print("BENCH " + json.dumps({"imports": imports, "whole": min(whole), "ident": m
 """
 
 
-def single(bag: Path, topic: str, work: Path) -> dict:
-    """The child's timings of one recording."""
-    r = subprocess.run([sys.executable, "-c", _CHILD, str(bag), str(work / "single"), topic],
-                       capture_output=True, text=True, timeout=600)
+def single(bag: Path, topic: str, work: Path, repeats: int = 3) -> dict:
+    """The child's timings of one recording (best of ``repeats``)."""
+    r = subprocess.run([sys.executable, "-c", _CHILD, str(bag), str(work / "single"), topic,
+                        str(repeats)], capture_output=True, text=True, timeout=600)
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("BENCH ")), None)
     if r.returncode != 0 or line is None:
         raise SystemExit(f"fric identify of {bag} failed:\n{r.stderr[-3000:]}")
@@ -144,10 +144,10 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", type=Path, default=None,
                     help="write the fleet here and keep it (reused when present)")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run: 2 robots × 3 days × 6 s, no Ray")
+                    help="smoke run: 2 robots × 2 days × 5 s, no Ray")
     args = ap.parse_args(argv)
     if args.quick:
-        args.robots, args.days, args.duration, args.no_ray = 2, 3, 6.0, True
+        args.robots, args.days, args.duration, args.no_ray = 2, 2, 5.0, True
     from fric_core.fleet.simulated import simulate_fleet
     from fric_nodes.tools.fleet import default_jobs
 
@@ -169,7 +169,7 @@ def main(argv=None) -> int:
               f"{sum(p.stat().st_size for p in root.rglob('*') if p.is_file()) / 2**20:.0f} MiB"
               f" (written in {time.perf_counter() - t0:.1f} s)")
         one = next(r for r in fleet.recordings if r.kind == "ok")
-        m = single(one.path, f"/{one.robot}/joint_states", work)
+        m = single(one.path, f"/{one.robot}/joint_states", work, 1 if args.quick else 3)
         ok = "ok" if m["ident"] <= TARGET_ONE_S else "MISSED"
         print(f"one recording: fric identify end to end {m['whole']:.2f} s (bag to report; "
               f"imports {m['imports']:.1f} s more); its identification alone "
