@@ -252,8 +252,18 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._out = self.create_publisher(out_type, out_topic, qos.CONTROL_PUB)
         self._state_sub = self.create_subscription(JointState, names.JOINT_STATES,
                                                    self._on_joint_state, qos.CONTROL_SUB)
-        sub = self.create_subscription(out_type, v["command_topic"], on_command, qos.CONTROL_SUB)
-        self._command_topic = sub.topic_name
+        # The command subscription is made once the node can deliver what it receives: its
+        # output matched by a subscriber (the arm's command interface) and a joint_states
+        # received. A controller that starts once its command topic has a subscriber (as
+        # trajectory_tracker does) then does not start while its commands would go nowhere: a
+        # CI run's output reached the arm 2.8 s after the tracker's clock had started, and
+        # the compensated run tracked 22x worse than the uncompensated one.
+        self._command_args = (out_type, v["command_topic"], on_command, qos.CONTROL_SUB)
+        self._command_sub = None
+        self._command_topic = self.resolve_topic_name(v["command_topic"])
+        self._ready_since = time.monotonic()
+        self._ready_timer = self.create_timer(0.02, self._subscribe_when_ready,
+                                              clock=Clock(clock_type=ClockType.STEADY_TIME))
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._watchdog_timer = None
@@ -298,6 +308,25 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._require = bool(v["require_command"])
         self._on_cmd = v["publish_on"] == "command"
         self._timeout_ns = int(float(v["watchdog_timeout"]) * 1e9)
+
+    def _subscribe_when_ready(self) -> None:
+        """Subscribe to the commands once the output has a subscriber and joint_states came."""
+        out_ok = self._out.get_subscription_count() > 0
+        if out_ok and self._last_state is not None:
+            self._command_sub = self.create_subscription(*self._command_args)
+            self.destroy_timer(self._ready_timer)
+            self._ready_timer = None
+            self.get_logger().info(
+                f"chain connected (output {self._out.topic_name} has "
+                f"{self._out.get_subscription_count()} subscriber(s), joint_states received): "
+                f"taking commands on {self._command_topic}")
+        elif time.monotonic() - self._ready_since > 5.0 and not getattr(self, "_said_wait",
+                                                                        False):
+            self._said_wait = True
+            missing = ([f"a subscriber on {self._out.topic_name}"] if not out_ok else []) + \
+                (["joint_states"] if self._last_state is None else [])
+            self.get_logger().warning(f"not taking commands yet: waiting for "
+                                      f"{' and '.join(missing)}")
 
     def _make_watchdog_timer(self) -> None:
         if self._watchdog_timer is not None:

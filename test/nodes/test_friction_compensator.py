@@ -332,9 +332,17 @@ def test_main_process_chain_watchdog_and_rejections(ros, friction_file):
         ex = SingleThreadedExecutor()
         ex.add_node(peer)
         assert _spin_until(ex, lambda: js_pub.get_subscription_count() > 0
-                           and cmd_pub.get_subscription_count() > 0
                            and peer.count_publishers(names.EFFORT_COMMANDS) > 0,
                            timeout=15.0), proc.poll()
+        # the compensator takes commands once its output has a subscriber (this peer) and a
+        # joint_states came: until then its command topic has no subscriber
+
+        def states_until_commands_taken():
+            js_pub.publish(joint_state_msg(["a", "b"], [0.0, 0.0]))
+            return cmd_pub.get_subscription_count() > 0
+
+        assert cmd_pub.get_subscription_count() == 0
+        assert _spin_until(ex, states_until_commands_taken, timeout=15.0), proc.poll()
         k = 0
         expected = [2.0 + 1.0 + 0.2 * 0.3, -1.0 + 0.5]  # a at +0.3 rad/s, b at +0.1 rad/s
         end = time.monotonic() + 10.0

@@ -192,6 +192,8 @@ def test_output_topic_and_type_follow_command_type(make):
                                                            node.get_namespace()))
     assert pubs["/robot_joint_commands"] == ["sensor_msgs/msg/JointState"]
     assert "/effort_controller/commands" not in pubs
-    subs = {s.topic_name: s.msg_type for s in node.subscriptions}
-    assert subs["/interface/joint_commands"] is JointState
+    # the command subscription is made once the chain is connected (output matched, a
+    # joint_states received): its type and topic are set now
+    assert node._command_args[0] is JointState
+    assert node._command_topic == "/interface/joint_commands"
     assert np.isfinite(node.compensator.K).all()
