@@ -27,7 +27,7 @@ demo: $(STAMP)
 	$(PY) examples/arm_friction_demo.py --out out/demo/arm
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider test
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 test
 
 bench: $(STAMP)
 	@benches='$(sort $(wildcard bench/*.py))'; \
