@@ -27,6 +27,7 @@ that are not the type, the message counts as malformed and is skipped).
 
 from __future__ import annotations
 
+import abc
 import shutil
 import struct
 from dataclasses import dataclass
@@ -133,7 +134,7 @@ def _dtype(length: int, fields: dict) -> np.dtype:
                      "offsets": [f[1] for f in fields.values()], "itemsize": length})
 
 
-class Decoder:
+class Decoder(abc.ABC):
     """Serialized messages of one topic → records (:meth:`decode`); subclasses parse a layout
     (``_parse``) and fill the records of one layout's messages (``_fill``)."""
 
@@ -199,11 +200,14 @@ class Decoder:
                 out[name][at] = np.nan
         out["ok"][at] = 0
 
-    def _parse(self, raw: bytes) -> _Layout:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _parse(self, raw: bytes) -> _Layout:
+        """The layout of message ``raw`` (its field offsets); ``_Malformed`` naming the field
+        a message of this type cannot have."""
 
-    def _fill(self, out, at, lid, lay, rec) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _fill(self, out, at, lid, lay, rec) -> None:
+        """Write the records ``rec`` of layout ``lid`` (``lay``) into ``out`` at rows ``at``."""
 
 
 class JointStates(Decoder):
