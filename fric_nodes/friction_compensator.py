@@ -262,6 +262,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._command_sub = None
         self._command_topic = self.resolve_topic_name(v["command_topic"])
         self._ready_since = time.monotonic()
+        self._said_wait = False
         self._ready_timer = self.create_timer(0.02, self._subscribe_when_ready,
                                               clock=Clock(clock_type=ClockType.STEADY_TIME))
         self._diag_pub = self.create_publisher(DiagnosticArray, names.DIAGNOSTICS, qos.INFO)
@@ -320,8 +321,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
                 f"chain connected (output {self._out.topic_name} has "
                 f"{self._out.get_subscription_count()} subscriber(s), joint_states received): "
                 f"taking commands on {self._command_topic}")
-        elif time.monotonic() - self._ready_since > 5.0 and not getattr(self, "_said_wait",
-                                                                        False):
+        elif time.monotonic() - self._ready_since > 5.0 and not self._said_wait:
             self._said_wait = True
             missing = ([f"a subscriber on {self._out.topic_name}"] if not out_ok else []) + \
                 (["joint_states"] if self._last_state is None else [])
