@@ -46,7 +46,7 @@ def _total_line(jf, v):
     return np.where(v > 0, jf.Cp + jf.bp * v, -jf.Cn + jf.bn * v) + jf.offset
 
 
-def run(seed: int, messy: bool, out: str, duration: float = 60.0):
+def run(seed: int, messy: bool, out: str, duration: float = 60.0, dynamics: str = "identify"):
     dyn = UrdfDynamics("arm7")
     kw = {} if messy else dict(jitter=0.0, repeat_fraction=0.0, skip_fraction=0.0,
                                velocity=False)
@@ -54,7 +54,7 @@ def run(seed: int, messy: bool, out: str, duration: float = 60.0):
                               **kw)
     path = write_realistic(os.path.join(out, f"rec{seed}.csv"), sim)
     t0 = time.perf_counter()
-    res = identify_arm(path, "arm7", os.path.join(out, f"ident{seed}"))
+    res = identify_arm(path, "arm7", os.path.join(out, f"ident{seed}"), dynamics=dynamics)
     elapsed = time.perf_counter() - t0
     v = np.concatenate([-SPEEDS[::-1], SPEEDS])
     rows, z = [], []
@@ -89,6 +89,7 @@ def main(argv=None) -> int:
                     help="the messy logger: jitter, repeats, skips, 6 digits, a lagging "
                          "velocity column")
     ap.add_argument("--quick", action="store_true", help="one 20 s recording (smoke run)")
+    ap.add_argument("--dynamics", default="identify", help="fric identify --dynamics")
     args = ap.parse_args(argv)
     duration = 20.0 if args.quick else 60.0
     if args.quick:
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
           f"{'line/true @0.05':>15} {'@1.5 rad/s':>10}   (target RMS <= {TARGET_RMS})")
     zs, worst = [], 0.0
     for seed in range(args.seeds):
-        rows, z, el = run(seed, args.messy, out, duration)
+        rows, z, el = run(seed, args.messy, out, duration, args.dynamics)
         zs.append(z)
         for name, law, rl, rc, (r1, r2) in rows:
             worst = max(worst, rc if rc is not None else rl)

@@ -133,7 +133,8 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                      law: str = "asymmetric", armature=True, noise=None,
                      chunk: int = 4096, eiv_samples: int = 2000,
                      max_iter: int = 50, knots=None, admissible: bool = True,
-                     blocks: int = 16, line: bool = False, _normal=None) -> ArmFrictionFit:
+                     blocks: int = 16, line: bool = False, urdf_too: bool = False,
+                     _normal=None) -> ArmFrictionFit:
     """Fit every joint's friction (paper 003 eqs. (5)/(6); gear law of paper 004).
 
     Parameters
@@ -185,8 +186,16 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
         ``law="curve"``: also the asymmetric line's fit, as the result's ``line`` attribute,
         from the same normal equations (the line lies in the curve's span: its levels at the
         knots are ``Cp + bp·v_k``, ``Cn + bn·v_k``), without a second pass over the data.
+    urdf_too : bool
+        ``dynamics="identify"`` with a linear law (not ``"gear"``): also the fit with the URDF's
+        rigid body (``dynamics="urdf"``), as the result's ``urdf`` attribute (with its own
+        ``line`` when ``line=True``), from the same normal equations: the URDF's base
+        parameters β₀ are the model's, so ``θ_identify = θ₀ + T θ_urdf`` with the rotor inertias
+        mapped into the base set where it merges them (:func:`_urdf_normal`); no second pass
+        over the data. ``fric identify --dynamics auto`` compares the two on held-out rows.
     _normal : tuple, optional
-        Internal (``line``): accumulated normal equations to solve instead of the data's.
+        Internal (``line``, ``urdf_too``): accumulated normal equations to solve instead of the
+        data's.
 
     Returns
     -------
@@ -364,10 +373,11 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
             A, bv, c, m = _accumulate(prob, chunks(), theta, blist)
             S = moments(theta)
             normal = (A.copy(), bv.copy(), c.copy(), m.copy(), [list(b_) for b_ in blist],
-                      None if S is None else S.copy()) if law == "curve" and line else None
+                      None if S is None else S.copy()) \
+                if (law == "curve" and line) or (urdf_too and dynamics == "identify") else None
         else:
             A, bv, c, m, blist, S = _normal
-            normal = None
+            normal = _normal if law == "curve" and line else None
         if dynamics == "identify":  # base parameters no motion determines: the URDF's values
             held = _unidentifiable_base(prob, A, free)
             if held:
@@ -474,10 +484,59 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     out = _result(prob, theta, std, cov_full, names, dynamics, method, dv, cond, m, rss,
                   warnings, nz, v, adm)
     out.design = design
-    if not iterative and normal is not None:
+    if not iterative and normal is not None and law == "curve" and line:
         out.line = _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv,
                                     armature, nz, admissible, blocks)
+    if not iterative and normal is not None and urdf_too and dynamics == "identify":
+        out.urdf = fit_arm_friction(q, v, a, tau, dyn, dynamics="urdf", method=method, dv=dv,
+                                    law=law, armature=armature, noise=nz, knots=knots,
+                                    admissible=admissible, blocks=blocks, line=line,
+                                    _normal=_urdf_normal(prob, normal))
     return out
+
+
+def _urdf_beta(prob) -> np.ndarray:
+    """The URDF's base parameters β₀ (rotor inertias 0 where the base set holds them)."""
+    dyn = prob.dyn
+    pi = np.concatenate([dyn.model.inertias[i].toDynamicParameters()
+                         for i in range(1, dyn.model.njoints)])
+    return prob.base.beta(pi, np.zeros(dyn.n)) if prob.base.armature else prob.base.beta(pi)
+
+
+def _urdf_normal(prob, normal):
+    """The normal equations of ``dynamics="urdf"`` (layout [rotor inertias], friction) from
+    those of ``dynamics="identify"`` (layout β, friction; the rotor inertias merged into β):
+    θ = θ₀ + T θ_urdf with θ₀ = [β₀, 0] (:func:`_urdf_beta`: ``Y_b β₀`` is the URDF's
+    ``rnea``, so the response becomes ``τ − rnea``) and T the identity on the friction and, on
+    the rotor inertias, the base map's armature columns (``Y_b T[:, j]`` is ``q̈_j`` on joint
+    j's row). Each joint's A, b, c, the blocks' and EIV's moments map as in
+    :func:`_line_from_curve`."""
+    n, p = prob.n, prob.p
+    A, bv, c, m, blist, S = normal
+    theta0 = np.zeros(p)
+    theta0[prob.sl_beta] = _urdf_beta(prob)
+    A, bv, c, blist, S = _shifted(A, bv, c, blist, S, theta0, p)
+    n_arm = n if prob.arm_in_base else 0
+    nfr = prob.sl_fric.stop - prob.sl_fric.start
+    T = np.zeros((p, n_arm + nfr))
+    if n_arm:
+        T[prob.sl_beta, :n] = prob.base.map[:, -n:]
+    T[prob.sl_fric, n_arm:] = np.eye(nfr)
+    return _mapped(T, (A, bv, c, m, blist, S), p)
+
+
+def _mapped(L, normal, p):
+    """Normal equations of θ = L θ' (each joint's A, b, c; the blocks'; EIV's moments)."""
+    A, bv, c_, m, blist, S = normal
+    p2 = L.shape[1]
+    S2 = None
+    if S is not None:
+        Lt = np.zeros((p + 1, p2 + 1))
+        Lt[:p, :p2] = L
+        Lt[p, p2] = 1.0
+        S2 = Lt.T @ S @ Lt
+    return (L.T @ A @ L, bv @ L, c_, m, [[L.T @ Ab @ L, bb @ L, cnt] for Ab, bb, cnt in blist],
+            S2)
 
 
 def _unidentifiable_base(prob, A, free, tol: float = 1e-10):
@@ -640,19 +699,7 @@ def _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv, arma
                      admissible, blocks) -> ArmFrictionFit:
     """The asymmetric line's fit from the curve's normal equations (``line=True``): θ_curve =
     L θ_line, so each joint's ``A``, ``b``, the blocks' and EIV's moments map by L."""
-    L = _line_map(prob)
-    p_line = L.shape[1]
-    A, bv, c_, m, blist, S = normal
-    A2 = L.T @ A @ L
-    b2 = bv @ L
-    bl2 = [[L.T @ Ab @ L, bb @ L, cnt] for Ab, bb, cnt in blist]
-    S2 = None
-    if S is not None:
-        Lt = np.zeros((prob.p + 1, p_line + 1))
-        Lt[:prob.p, :p_line] = L
-        Lt[prob.p, p_line] = 1.0
-        S2 = Lt.T @ S @ Lt
     return fit_arm_friction(q, v, a, tau, dyn, dynamics=dynamics, method=method, dv=dv,
                             base=prob.base, law="asymmetric", armature=armature, noise=nz,
                             admissible=admissible, blocks=blocks,
-                            _normal=(A2, b2, c_, m, bl2, S2))
+                            _normal=_mapped(_line_map(prob), normal, prob.p))

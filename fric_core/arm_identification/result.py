@@ -51,7 +51,9 @@ class ArmFrictionFit:
     identification design on the fitted motion, the figure ``fric excite`` reports and minimises
     (:class:`~.conditioning.DesignConditioning`: rigid body + rotor inertias + asymmetric
     friction columns, unweighted, columns equilibrated); ``n_used``: rows (joint samples outside
-    the band) per joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV.
+    the band) per joint; ``residual_std``: per joint, N·m; ``noise``: the variances used by EIV;
+    ``line``: the asymmetric line beside a curve (``line=True``); ``urdf``: the same law with
+    the URDF's rigid body beside a fit that identified it (``urdf_too=True``).
     """
 
     joints: Dict[str, Dict[str, Optional[float]]]
@@ -74,6 +76,7 @@ class ArmFrictionFit:
     reasons: Dict[str, Dict[str, str]] = field(default_factory=dict)
     knots: Optional[list] = None
     line: Optional["ArmFrictionFit"] = None
+    urdf: Optional["ArmFrictionFit"] = None
     design: Optional[object] = None
     friction_cov: Dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     friction_keys: Tuple[str, ...] = ()
