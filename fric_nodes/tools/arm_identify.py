@@ -52,7 +52,8 @@ import numpy as np
 __all__ = ["ArmIdentifyError", "ArmIdentifyResult", "ArmIdentification", "identify_arm",
            "identify_recording", "write_identification", "excite_arm",
            "HOLDOUT_FRACTION", "MIN_SAMPLES", "OUTPUT_FILES", "EXCITE_FILES",
-           "DEFAULT_EFFORT_LAG", "parse_effort_lag", "parse_effort_scale"]
+           "DEFAULT_EFFORT_LAG", "DYNAMICS", "DEFAULT_DYNAMICS", "parse_effort_lag",
+           "parse_effort_scale"]
 
 #: fraction of the prepared rows held out for the prediction check (the last ones)
 HOLDOUT_FRACTION = 0.2
@@ -78,6 +79,15 @@ DEFAULT_MODEL = "auto"
 #: ``--offset``: how a per-joint effort offset is treated (:func:`_separate_offsets`)
 OFFSETS = ("auto", "none", "estimate-at-rest", "symmetric")
 DEFAULT_OFFSET = "auto"
+#: ``--dynamics``: ``identify`` fits the rigid body's base parameters with the friction,
+#: ``urdf`` takes the URDF's inverse dynamics; ``auto`` fits both (the URDF's from the same
+#: normal equations) and keeps the URDF's rigid body unless the identified one predicts the
+#: held-out rows better by more than :data:`URDF_TOLERANCE` (:func:`_choose_dynamics`)
+DYNAMICS = ("auto", "identify", "urdf")
+DEFAULT_DYNAMICS = "auto"
+#: ``--dynamics auto``: the identified rigid body is kept when some joint's held-out RMS error
+#: with the URDF's is larger than this factor times that with the identified one
+URDF_TOLERANCE = 1.1
 #: fitted rows the report's friction-velocity figure shows (evenly spaced)
 REPORT_ROWS = 6000
 #: a joint at rest this long (|v| ≤ Δv/2) gives its effort offset (``--offset estimate-at-rest``)
@@ -403,7 +413,7 @@ class ArmIdentification:
 
 def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
                        joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
-                       dynamics: str = "identify", method: str = "eiv",
+                       dynamics: str = DEFAULT_DYNAMICS, method: str = "eiv",
                        holdout: float = HOLDOUT_FRACTION,
                        effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
                        effort_scale: Union[str, Dict[str, float], None] = None,
@@ -432,7 +442,8 @@ def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
 
     import time
 
-    effort_lag, scale = _checked_options(recording, model, offset, effort_lag, effort_scale)
+    effort_lag, scale = _checked_options(recording, model, offset, effort_lag, effort_scale,
+                                         dynamics)
     start = time.perf_counter()
     user_progress = progress
 
@@ -489,7 +500,8 @@ def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
     lag_est = None
     if effort_lag == "auto":
         lag_est = _estimate_lag(prep, k, dyn, "gear" if model == "gear" else "asymmetric",
-                                dynamics, dv, warnings, progress,
+                                "identify" if dynamics == "auto" else dynamics, dv, warnings,
+                                progress,
                                 estimate_effort_lag, fit_arm_friction)
         effort_lag = 0.0 if lag_est is None else lag_est.lag
         if effort_lag != 0.0:
@@ -500,26 +512,28 @@ def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
     noise = {"var_v": np.asarray(prep.var_v, dtype=float),
              "var_a": np.asarray(prep.var_a, dtype=float)}
 
-    def run(law: str, meth: str, line: bool = False):
+    def run(law: str, meth: str, line: bool = False, dyn_mode: Optional[str] = None):
+        mode = dyn_mode or ("identify" if dynamics == "auto" else dynamics)
         try:
             return fit_arm_friction(prep.q[fit_rows], prep.v[fit_rows], prep.a[fit_rows],
-                                    prep.effort[fit_rows], dyn, dynamics=dynamics, method=meth,
-                                    dv=dv, law=law, noise=noise, line=line)
+                                    prep.effort[fit_rows], dyn, dynamics=mode, method=meth,
+                                    dv=dv, law=law, noise=noise, line=line,
+                                    urdf_too=dynamics == "auto" and law != "gear")
         except ValueError as e:  # np.linalg.LinAlgError is one too
             msg = " ".join(str(e).split())
             if meth == "eiv" and msg.startswith("noise:"):
                 raise  # the default must not fail on ordinary data: least squares instead
             if "one direction only" in msg or "rank deficient" in msg:
-                hint = _rank_hint(dyn, dynamics)
+                hint = _rank_hint(dyn, mode)
                 if hint.startswith(" — joint(s)"):  # not the trajectory's fault
                     msg = msg.replace("; the trajectory does not excite every parameter", "")
                 msg += hint
             raise ArmIdentifyError(msg) from None
 
-    def run_or_ols(law: str, line: bool = False):
+    def run_or_ols(law: str, line: bool = False, dyn_mode: Optional[str] = None):
         nonlocal method
         try:
-            return run(law, method, line)
+            return run(law, method, line, dyn_mode)
         except ValueError as e:
             if isinstance(e, ArmIdentifyError):
                 raise
@@ -528,26 +542,56 @@ def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
                             "(typical of efforts from motor currents, or positions without "
                             "encoder noise); least squares (--method ols) used instead")
             method = "ols"
-            return run(law, method, line)
+            return run(law, method, line, dyn_mode)
 
-    fits = {}
-    if model == "auto":  # one pass over the data: the line from the curve's normal equations
-        progress("fitting the curve and the asymmetric line")
-        try:
-            curve = run_or_ols("curve", line=True)
-            fits = {"asymmetric": curve.line, "curve": curve}
-        except ArmIdentifyError as e:
-            warnings.append(f"--model auto: the curve law could not be fitted ({e}); the "
-                            "asymmetric line alone is used")
-    if not fits:
-        law = "asymmetric" if model == "auto" else model
-        progress(f"fitting the {law} law")
-        fits[law] = run_or_ols(law)
-    fit, fs, choice, held_out = _choose_law(fits, prep, fit_rows, hold_rows, dyn.joint_names,
-                                            warnings)
+    def fit_laws():
+        fits = {}
+        if model == "auto":  # one pass over the data: the line from the curve's normal equations
+            progress("fitting the curve and the asymmetric line")
+            try:
+                curve = run_or_ols("curve", line=True)
+                fits = {"asymmetric": curve.line, "curve": curve}
+            except ArmIdentifyError as e:
+                warnings.append(f"--model auto: the curve law could not be fitted ({e}); the "
+                                "asymmetric line alone is used")
+        if not fits:
+            law = "asymmetric" if model == "auto" else model
+            progress(f"fitting the {law} law")
+            fits[law] = run_or_ols(law)
+        return fits
+
+    try:
+        fits = fit_laws()
+    except ArmIdentifyError as e:
+        if dynamics != "auto" or "rank deficient" not in str(e):
+            raise
+        warnings.append(f"--dynamics auto: this motion does not determine the rigid body ({e}); "
+                        "the URDF's is used")
+        dynamics = "urdf"
+        fits = fit_laws()
+    if dynamics == "auto":
+        if "gear" in fits:  # the bilinear gear fit has no normal equations to map: fit again
+            progress("fitting the gear law with the URDF's rigid body")
+            by_dynamics = {"identify": fits, "urdf": {"gear": run_or_ols("gear",
+                                                                         dyn_mode="urdf")}}
+        else:
+            by_dynamics = {"identify": fits,
+                           "urdf": {law: (f.urdf if law == "curve" or "curve" not in fits
+                                          else fits["curve"].urdf.line)
+                                    for law, f in fits.items()}}
+        dynamics, chosen_fit, dyn_choice = _choose_dynamics(by_dynamics, prep, fit_rows,
+                                                            hold_rows, dyn.joint_names,
+                                                            warnings, progress)
+        fit, fs, choice, held_out = chosen_fit
+    else:
+        dyn_choice = None
+        fit, fs, choice, held_out = _choose_law(fits, prep, fit_rows, hold_rows,
+                                                dyn.joint_names, warnings)
     fs = _separate_offsets(fs, fit, prep, fit_rows, offset, dyn.joint_names, warnings, progress)
     if choice:
         fs = dataclasses.replace(fs, extra={**fs.extra, "model_selection": choice})
+    if dyn_choice:
+        fs = dataclasses.replace(fs, extra={**fs.extra, "dynamics_selection": dyn_choice})
     provenance = {"effort_lag": float(f"{effort_lag:.4g}")}
     if lag_est is not None:
         provenance["effort_lag_estimate"] = float(f"{lag_est.estimate:.4g}")
@@ -575,7 +619,7 @@ def identify_recording(recording, urdf: str, *, topic: str = "joint_states",
 
 def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
                  joints: Optional[Sequence[str]] = None, model: str = DEFAULT_MODEL,
-                 dynamics: str = "identify", method: str = "eiv",
+                 dynamics: str = DEFAULT_DYNAMICS, method: str = "eiv",
                  holdout: float = HOLDOUT_FRACTION,
                  effort_lag: Union[str, float] = DEFAULT_EFFORT_LAG,
                  effort_scale: Union[str, Dict[str, float], None] = None,
@@ -585,7 +629,8 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
 
     ``recording``: a rosbag2 directory (or its .db3/.mcap file) or a CSV; ``urdf``: a URDF path
     or a bundled name; ``joints``: the joints to identify (default: the recording's); ``model``
-    ``"asymmetric"``/``"gear"``, ``dynamics`` ``"identify"``/``"urdf"``, ``method``
+    ``"auto"``/``"asymmetric"``/``"curve"``/``"gear"``, ``dynamics``
+    ``"auto"``/``"identify"``/``"urdf"`` (:data:`DYNAMICS`), ``method``
     ``"eiv"``/``"ols"``; ``holdout``: fraction held out; ``effort_lag``: how long [s] the effort
     lags the states, or ``"auto"`` to estimate it (module docstring, step 4b); ``effort_scale``:
     joint → factor (or its ``JOINT=K,...`` text, :func:`parse_effort_scale`) multiplying that
@@ -598,7 +643,7 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
     import time
 
     start = time.perf_counter()
-    _checked_options(recording, model, offset, effort_lag, effort_scale)
+    _checked_options(recording, model, offset, effort_lag, effort_scale, dynamics)
     problem = out_dir_problem(out_dir, "--out")  # before reading: nothing written on error
     if problem:
         raise ArmIdentifyError(problem)
@@ -611,12 +656,16 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         progress=lambda msg: progress(f"{msg} [{time.perf_counter() - start:.1f} s]"))
 
 
-def _checked_options(recording, model: str, offset: str, effort_lag, effort_scale):
+def _checked_options(recording, model: str, offset: str, effort_lag, effort_scale,
+                     dynamics: str = DEFAULT_DYNAMICS):
     """The options checked before anything is read or written (in this order: ``--model``,
-    ``--offset``, ``--effort-lag``, ``--effort-scale``, the recording's path); returns the
-    parsed effort lag and scale. ArmIdentifyError naming the first bad one."""
+    ``--dynamics``, ``--offset``, ``--effort-lag``, ``--effort-scale``, the recording's path);
+    returns the parsed effort lag and scale. ArmIdentifyError naming the first bad one."""
     if model not in MODELS:
         raise ArmIdentifyError(f"--model: expected one of {', '.join(MODELS)}, got {model!r}")
+    if dynamics not in DYNAMICS:
+        raise ArmIdentifyError(f"--dynamics: expected one of {', '.join(DYNAMICS)}, got "
+                               f"{dynamics!r}")
     if offset not in OFFSETS:
         raise ArmIdentifyError(f"--offset: expected one of {', '.join(OFFSETS)}, got "
                                f"{offset!r}")
@@ -699,6 +748,72 @@ def write_identification(ident: ArmIdentification, urdf: str, out_dir, *,
                              residual_std=ident.residual_std, warnings=warnings, fit=fit,
                              effort_lag=effort_lag, effort_lag_std=lag_std,
                              joint_kinds=dict(ident.joint_kinds))
+
+
+def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, progress):
+    """``--dynamics auto``: the URDF's rigid body or the identified one.
+
+    ``by_dynamics``: ``{"identify": fits, "urdf": fits}`` (law → fit, the same laws). The URDF's
+    rigid body is kept unless (a) some friction value fitted with it differs from the identified
+    one by more than :data:`~fric_core.arm_identification.urdf_check.URDF_Z` of the identified
+    value's std, or (b) some joint's held-out RMS error with it exceeds
+    :data:`URDF_TOLERANCE` × that with the identified one. Why prefer the URDF, and why (a)
+    catches what (b) cannot: :mod:`fric_core.arm_identification.urdf_check`. When kept, its
+    friction covariances carry the difference (:func:`~.urdf_check.with_urdf_bias`).
+
+    Returns (the chosen dynamics, :func:`_choose_law`'s tuple for it, the file's
+    ``dynamics_selection``: per joint the held-out RMS of both, the largest difference in
+    identified stds and where, the choice)."""
+    from fric_core.arm_identification.report import holdout_rms
+    from fric_core.arm_identification.urdf_check import (URDF_Z, urdf_disagreement,
+                                                         with_urdf_bias)
+
+    ident, urdf = by_dynamics["identify"], by_dynamics["urdf"]
+    results, rms, notes = {}, {}, {}
+    for mode in ("identify", "urdf"):
+        notes[mode] = []
+        if mode == "urdf":
+            urdf = {law: with_urdf_bias(f, ident[law]) for law, f in urdf.items()}
+            if "curve" in urdf and "asymmetric" in urdf:  # the line beside the curve
+                urdf["asymmetric"] = urdf["curve"].line
+        fits = ident if mode == "identify" else urdf
+        results[mode] = _choose_law(fits, prep, fit_rows, hold_rows, names, notes[mode])
+        if mode == "identify":  # the values that would be written: each joint's chosen law
+            laws = results[mode][2]
+            z, zj, zk = max(urdf_disagreement(ident[law], by_dynamics["urdf"][law],
+                                              [n for n in names if laws is None
+                                               or laws[n]["chosen"] == law])
+                            for law in ident)
+        fit, _, _, held_out = results[mode]
+        rows = hold_rows if hold_rows.stop - hold_rows.start >= 10 else fit_rows
+        if held_out is None or rows is not hold_rows:
+            held_out = fit.predict(*(x[rows] for x in (prep.q, prep.v, prep.a)))
+            held_out[np.abs(prep.v[rows]) <= fit.dv] = np.nan
+        rms[mode] = holdout_rms(prep.effort[rows], held_out)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = rms["urdf"] / rms["identify"]
+    finite = np.isfinite(ratio)
+    worst = int(np.argmax(np.where(finite, ratio, -np.inf))) if finite.any() else 0
+    rmax = float(ratio[worst]) if finite.any() else 1.0
+    use = "identify" if (z > URDF_Z or rmax > URDF_TOLERANCE) else "urdf"
+    choice = {name: {"identify": float(f"{rms['identify'][j]:.4g}"),
+                     "urdf": float(f"{rms['urdf'][j]:.4g}")} for j, name in enumerate(names)}
+    choice["difference_in_std"] = float(f"{z:.3g}")
+    if zj:
+        choice["largest_difference"] = f"{zj}.{zk}"
+    choice["chosen"] = use
+    if use == "identify":
+        why = (f"{zj}'s {zk} fitted with it differs from the identified one by {z:.3g} std "
+               f"(> {URDF_Z:g})" if z > URDF_Z else
+               f"it predicts the held-out efforts worse ({names[worst]}: RMS "
+               f"{rms['urdf'][worst]:.3g} against {rms['identify'][worst]:.3g})")
+        warnings.append(f"--dynamics auto: the URDF's rigid body does not fit this arm: {why}; "
+                        "the identified rigid body is used (a mass or a centre of mass in the "
+                        "URDF is off, or a load is missing)")
+    progress(f"dynamics auto: {use} (URDF's friction values within {z:.3g} identified std, "
+             f"held-out RMS ratio URDF/identified at most {rmax:.3g})")
+    warnings += notes[use]
+    return use, results[use], choice
 
 
 def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):

@@ -205,7 +205,7 @@ def _identify_arm(ns: argparse.Namespace) -> int:
             res = identify_arm(ns.input, ns.urdf, ns.out, topic=ns.topic or "joint_states",
                                joints=ns.joints, model=ns.model or "auto",
                                offset=ns.offset or "auto",
-                               dynamics=ns.dynamics or "identify", method=ns.method,
+                               dynamics=ns.dynamics or "auto", method=ns.method,
                                effort_lag=(DEFAULT_EFFORT_LAG if ns.effort_lag is None
                                            else ns.effort_lag),
                                effort_scale=ns.effort_scale, progress=progress)
@@ -372,9 +372,12 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
                           "levels), none, estimate-at-rest, or symmetric (assume Cp = Cn). Only "
                           "Cp + offset and Cn - offset are identifiable from motion; the "
                           "compensator renders their total either way")
-    arm.add_argument("--dynamics", choices=("identify", "urdf"), default=None,
-                     help="identify the rigid-body base parameters jointly (default), or trust "
-                          "the URDF's inertias")
+    arm.add_argument("--dynamics", choices=("auto", "identify", "urdf"), default=None,
+                     help="the rigid body: auto (default) fits it and also takes the URDF's, "
+                          "and keeps the URDF's unless the identified one predicts the "
+                          "held-out part clearly better (then the URDF's masses or centres of "
+                          "mass are off: a warning says so); identify: always fit it; urdf: "
+                          "trust the URDF's inertias")
     arm.add_argument("--effort-lag", type=_effort_lag, default=None, metavar="{auto,SECONDS}",
                      help="how long the recorded effort lags the positions: auto (default) "
                           "estimates it (a command held over the step ending at its stamp lags "

@@ -104,8 +104,8 @@ def _options(urdf, joints, model, dynamics, method, effort_lag, effort_scale, of
     if offset not in OFFSETS:
         raise ArmIdentifyError(f"--offset: expected one of {', '.join(OFFSETS)}, got "
                                f"{offset!r}")
-    if dynamics not in ("identify", "urdf"):
-        raise ArmIdentifyError(f"--dynamics: expected identify or urdf, got {dynamics!r}")
+    if dynamics not in ("auto", "identify", "urdf"):
+        raise ArmIdentifyError(f"--dynamics: expected auto, identify or urdf, got {dynamics!r}")
     if method not in ("eiv", "ols"):
         raise ArmIdentifyError(f"--method: expected eiv or ols, got {method!r}")
     scale = None if effort_scale is None else parse_effort_scale(effort_scale)
@@ -537,8 +537,11 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
                      default="auto", help="friction law per joint (default auto)")
     arm.add_argument("--offset", choices=("auto", "none", "estimate-at-rest", "symmetric"),
                      default="auto", help="effort offset treatment (default auto)")
-    arm.add_argument("--dynamics", choices=("identify", "urdf"), default="identify",
-                     help="identify the rigid body (default) or trust the URDF's inertias")
+    arm.add_argument("--dynamics", choices=("auto", "identify", "urdf"), default="identify",
+                     help="identify the rigid body (default: one choice for every recording, so "
+                          "that a trend is never a switch of model), trust the URDF's inertias, "
+                          "or auto (fric identify's default: per recording, the URDF's unless "
+                          "the identified one predicts clearly better)")
     arm.add_argument("--method", choices=("eiv", "ols"), default="eiv",
                      help="errors-in-variables (default) or least squares")
     arm.add_argument("--effort-lag", type=_effort_lag, default="auto", metavar="{auto,SECONDS}",
