@@ -82,8 +82,12 @@ def test_bag_end_to_end(data, tmp_path):
         assert step in r.stderr, r.stderr
     fs = read_joint_friction(out / "joint_friction.yaml")
     assert fs.names == ["joint1", "joint2"]
-    # --model auto (the default): the line or the curve per joint, by held-out error
-    assert fs.model in ("asymmetric", "curve") and (fs.dynamics, fs.method) == ("identify", "eiv")
+    # --model auto (the default): the line or the curve per joint, by held-out error;
+    # --dynamics auto (the default): the recording was simulated with this URDF's rigid body, so
+    # its friction values agree with the identified rigid body's and the URDF's is kept
+    assert fs.model in ("asymmetric", "curve") and (fs.dynamics, fs.method) == ("urdf", "eiv")
+    sel = fs.extra["dynamics_selection"]
+    assert sel["chosen"] == "urdf" and sel["difference_in_std"] <= 4.0, sel
     # the simulated effort is the torque at its stamp (a torque sensor): --effort-lag auto (the
     # default) finds no lag, and the file says so
     assert fs.extra["effort_lag"] == 0.0
@@ -147,10 +151,11 @@ def test_csv_gear_model_prints_no_undetermined_efficiency(data, tmp_path):
     d, _ = data
     out = tmp_path / "gear"
     r = _run(d / "gear.csv", "--urdf", "planar_2link", "--out", out, "--model", "gear",
-             "--method", "ols", "--joints", "joint1,joint2", cwd=tmp_path)
+             "--method", "ols", "--joints", "joint1,joint2", "--dynamics", "identify",
+             cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     fs = read_joint_friction(out / "joint_friction.yaml")
-    assert fs.model == "gear" and fs.method == "ols"
+    assert fs.model == "gear" and fs.method == "ols" and fs.dynamics == "identify"
     for name, jf in fs.joints.items():
         t = TRUE[name]
         assert jf.eta_f is None and jf.eta_b is None
@@ -162,6 +167,29 @@ def test_csv_gear_model_prints_no_undetermined_efficiency(data, tmp_path):
     text = (out / "report.md").read_text(encoding="utf-8")
     assert "| eta_f |  | not determined | not determined |" in text
     assert "Only the product η_f·η_b is determined" in text
+
+
+def test_csv_gear_model_default_dynamics_separates_the_efficiencies(data, tmp_path):
+    # --dynamics auto (the default) with the gear law: the gear fit is repeated with the URDF's
+    # rigid body (the recording's own), whose friction agrees with the identified one, so the
+    # URDF's is kept and η_f, η_b are determined apart (the test above: with the rigid body
+    # identified only their product is)
+    d, _ = data
+    out = tmp_path / "gear"
+    r = _run(d / "gear.csv", "--urdf", "planar_2link", "--out", out, "--model", "gear",
+             "--method", "ols", "--joints", "joint1,joint2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    fs = read_joint_friction(out / "joint_friction.yaml")
+    assert fs.dynamics == "urdf" and fs.extra["dynamics_selection"]["chosen"] == "urdf"
+    for name, jf in fs.joints.items():
+        t = TRUE[name]
+        for k in ("eta_f", "eta_b"):
+            assert abs(getattr(jf, k) - getattr(t, k)) <= max(0.03, 3 * jf.std[k]), (name, k, jf)
+    # the rotor inertias drive the simulator as fitted with the URDF's rigid body
+    sim = _ros_params(out / "transmission_sim.yaml", "transmission_sim")
+    assert sim["rotor_inertia"] == pytest.approx([0.5, 0.3], abs=0.03)
+    assert "Only the product η_f·η_b is determined" not in (out / "report.md").read_text(
+        encoding="utf-8")
 
 
 PROGRESS = ("fric identify: reading ", "fric identify: read ", "fric identify: fitting ")

@@ -46,7 +46,7 @@ def test_identified_rigid_body_holds_the_lifted_mass_at_the_urdf(lift_csv, tmp_p
     it multiplies the lift's acceleration as its rotor inertia does): that base parameter is held
     at the URDF's value, with a warning naming it, and the lift's friction is identified."""
     res = identify_arm(lift_csv, "arm7_lift", tmp_path / "o", model="asymmetric", method="ols",
-                       effort_lag=0.0, offset="none")
+                       effort_lag=0.0, offset="none", dynamics="identify")
     held = [w for w in res.warnings if w.startswith("rigid body:")]
     assert len(held) == 1 and "held at the URDF's value" in held[0], res.warnings
     lift = read_joint_friction(res.files["joint_friction.yaml"]).joints["torso_lift"]
