@@ -18,7 +18,8 @@ the bench prints:
   ``--long 600`` takes a tenth), and the peak during each step (RSS sampled every 5 ms).
 
 Run: ``.venv/bin/python bench/arm_identify_pipeline.py [--duration 60] [--long 3600]
-[--model asymmetric] [--predict-chunk 8192] [--keep DIR] [--quick]``; ``OPENBLAS_NUM_THREADS=1``
+[--model asymmetric] [--dynamics identify,auto] [--predict-chunk 8192] [--keep DIR]
+[--quick]``; ``OPENBLAS_NUM_THREADS=1``
 on a loaded machine (the BLAS threads then do not fight the other processes). Nothing here asserts;
 the targets (≤ 2 s for 60 s, ≤ 1 GiB for an hour) are printed beside the figures.
 """
@@ -136,8 +137,10 @@ if os.environ.get("BENCH_SAMPLE_RSS") == "1":
     threading.Thread(target=sample, daemon=True).start()
 base = rss()
 s = time.perf_counter()
-res = identify_arm(sys.argv[1], "arm7", sys.argv[2],
-                   **({"model": sys.argv[3]} if len(sys.argv) > 3 else {}))
+opts = {"model": sys.argv[3]} if len(sys.argv) > 3 and sys.argv[3] else {}
+if os.environ.get("BENCH_DYNAMICS"):
+    opts["dynamics"] = os.environ["BENCH_DYNAMICS"]
+res = identify_arm(sys.argv[1], "arm7", sys.argv[2], **opts)
 total = time.perf_counter() - s
 done.append(1)
 out = {"imports": imports, "total": total, "times": times, "base_rss": base,
@@ -152,12 +155,13 @@ print("BENCH " + json.dumps(out))
 
 
 def identify(bag: Path, out: Path, sample_rss: bool, model: str | None,
-             predict_chunk: int = 0) -> dict:
+             predict_chunk: int = 0, dynamics: str | None = None) -> dict:
     """The child's measurements of one identification of ``bag`` (``model``: ``--model``, None
-    for fric identify's default; ``predict_chunk``: see ``--predict-chunk``)."""
+    for fric identify's default; ``predict_chunk``: see ``--predict-chunk``; ``dynamics``:
+    ``--dynamics``, None for the default)."""
     env = dict(os.environ, BENCH_SAMPLE_RSS="1" if sample_rss else "0",
-               BENCH_PREDICT_CHUNK=str(predict_chunk))
-    cmd = [sys.executable, "-c", _CHILD, str(bag), str(out)] + ([model] if model else [])
+               BENCH_PREDICT_CHUNK=str(predict_chunk), BENCH_DYNAMICS=dynamics or "")
+    cmd = [sys.executable, "-c", _CHILD, str(bag), str(out), model or ""]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("BENCH ")), None)
     if r.returncode != 0 or line is None:
@@ -197,6 +201,9 @@ def main(argv=None) -> int:
                     help="the long recording for peak memory [s] (0: none)")
     ap.add_argument("--model", default=None,
                     help="fric identify --model (default: its default)")
+    ap.add_argument("--dynamics", default=None,
+                    help="fric identify --dynamics (default: its default); a comma-separated "
+                         "list times each, interleaved in one run (e.g. identify,auto)")
     ap.add_argument("--predict-chunk", type=int, default=0, metavar="ROWS",
                     help="evaluate ArmFrictionFit.predict ROWS rows at a time (patched in the "
                          "bench only: what predict would cost chunked; 0: as it is)")
@@ -222,17 +229,24 @@ def main(argv=None) -> int:
             size = sum(p.stat().st_size for p in bag.iterdir())
             print(f"arm7 {duration:g} s at {RATE:g} Hz: {int(duration * RATE)} messages, "
                   f"{size / 2 ** 20:.0f} MiB bag (written in {time.perf_counter() - t0:.1f} s)")
+            dyns = (args.dynamics or "").split(",")
             if timing:  # best of three for the time, a sampled run for the steps' memory
-                ms = [identify(bag, work / f"out{i}", False, args.model, args.predict_chunk)
-                      for i in range(3)]
-                best = min(ms, key=lambda m: m["total"])
-                best["peaks"] = identify(bag, work / "out_rss", True, args.model,
-                                         args.predict_chunk)["peaks"]
-                how = f"model {args.model or 'default'}" + (
-                    f", predict {args.predict_chunk} rows at a time" if args.predict_chunk else "")
-                report(f"  {duration:g} s, {how}, best of 3", best, true, timing=True)
+                ms = {d: [] for d in dyns}
+                for i in range(3):  # interleaved: the machine's drift falls on each alike
+                    for d in dyns:
+                        ms[d].append(identify(bag, work / f"out{i}", False, args.model,
+                                              args.predict_chunk, d or None))
+                for d in dyns:
+                    best = min(ms[d], key=lambda m: m["total"])
+                    best["peaks"] = identify(bag, work / "out_rss", True, args.model,
+                                             args.predict_chunk, d or None)["peaks"]
+                    how = f"model {args.model or 'default'}, dynamics {d or 'default'}" + (
+                        f", predict {args.predict_chunk} rows at a time"
+                        if args.predict_chunk else "")
+                    report(f"  {duration:g} s, {how}, best of 3", best, true, timing=True)
             else:
-                m = identify(bag, work / "out_long", True, args.model, args.predict_chunk)
+                m = identify(bag, work / "out_long", True, args.model, args.predict_chunk,
+                             dyns[0] or None)
                 report(f"  {duration:g} s (one run)", m, true, timing=False)
             if args.keep is None:
                 shutil.rmtree(bag, ignore_errors=True)

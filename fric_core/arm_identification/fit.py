@@ -522,21 +522,44 @@ def _urdf_normal(prob, normal):
     if n_arm:
         T[prob.sl_beta, :n] = prob.base.map[:, -n:]
     T[prob.sl_fric, n_arm:] = np.eye(nfr)
-    return _mapped(T, (A, bv, c, m, blist, S), p)
+    return _mapped(prob, T, (A, bv, c, m, blist, S))
 
 
-def _mapped(L, normal, p):
-    """Normal equations of θ = L θ' (each joint's A, b, c; the blocks'; EIV's moments)."""
+def _mapped(prob, L, normal):
+    """Normal equations of θ = L θ' (each joint's A, b, c; the blocks'; EIV's moments).
+
+    Joint j's matrices are zero outside its own columns (:meth:`_Problem.joint_columns`; EIV's
+    moments: those and the response), so each maps through those rows of L alone."""
     A, bv, c_, m, blist, S = normal
-    p2 = L.shape[1]
+    p, p2, n = L.shape[0], L.shape[1], prob.n
+    maps = []
+    for j in range(n):
+        rows = prob.joint_columns(j)
+        cols = np.flatnonzero(np.any(L[rows] != 0.0, axis=0))
+        maps.append((rows, cols, np.ascontiguousarray(L[np.ix_(rows, cols)])))
+
+    def mat(X):
+        out = np.zeros((n, p2, p2))
+        for j, (rows, cols, Lj) in enumerate(maps):
+            out[j][np.ix_(cols, cols)] = Lj.T @ X[j][np.ix_(rows, rows)] @ Lj
+        return out
+
+    def vec(x):
+        out = np.zeros((n, p2))
+        for j, (rows, cols, Lj) in enumerate(maps):
+            out[j, cols] = x[j, rows] @ Lj
+        return out
+
     S2 = None
     if S is not None:
-        Lt = np.zeros((p + 1, p2 + 1))
-        Lt[:p, :p2] = L
-        Lt[p, p2] = 1.0
-        S2 = Lt.T @ S @ Lt
-    return (L.T @ A @ L, bv @ L, c_, m, [[L.T @ Ab @ L, bb @ L, cnt] for Ab, bb, cnt in blist],
-            S2)
+        S2 = np.zeros((n, p2 + 1, p2 + 1))
+        for j, (rows, cols, Lj) in enumerate(maps):
+            r1, c1 = np.append(rows, p), np.append(cols, p2)
+            Lt = np.zeros((r1.size, c1.size))
+            Lt[:-1, :-1] = Lj
+            Lt[-1, -1] = 1.0
+            S2[j][np.ix_(c1, c1)] = Lt.T @ S[j][np.ix_(r1, r1)] @ Lt
+    return mat(A), vec(bv), c_, m, [[mat(Ab), vec(bb), cnt] for Ab, bb, cnt in blist], S2
 
 
 def _unidentifiable_base(prob, A, free, tol: float = 1e-10):
@@ -702,4 +725,4 @@ def _line_from_curve(prob, normal, q, v, a, tau, dyn, dynamics, method, dv, arma
     return fit_arm_friction(q, v, a, tau, dyn, dynamics=dynamics, method=method, dv=dv,
                             base=prob.base, law="asymmetric", armature=armature, noise=nz,
                             admissible=admissible, blocks=blocks,
-                            _normal=_mapped(_line_map(prob), normal, prob.p))
+                            _normal=_mapped(prob, _line_map(prob), normal))

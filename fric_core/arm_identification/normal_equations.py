@@ -405,9 +405,18 @@ def _accumulate(prob, feats, theta, blocks=None):
         Ab = np.zeros((n, p, p)) if blocks is not None else A
         bb = np.zeros((n, p)) if blocks is not None else bv
         if linear:  # each joint's rows touch only its own columns: normal equations on those
+            # every joint's design at once, (Nc, n, columns of a joint): one copy per chunk
+            # instead of three per joint (its pieces, then their hstack)
+            parts = []
+            if prob.dynamics == "identify":
+                parts.append(f["Yb"])
+            if prob.sl_arm is not None:
+                parts.append(f["a"][:, :, None])
+            parts.append(f["Fo"])
+            Z = np.concatenate(parts, axis=2) if len(parts) > 1 else parts[0]
             for j in range(n):
                 k = keep[:, j]
-                Jj, yj = prob.joint_rows(f, j, k)
+                Jj, yj = Z[k, j], f["y"][k, j]
                 cj = cols[j]
                 rj = yj - Jj @ theta[cj]
                 Ab[j][np.ix_(cj, cj)] += Jj.T @ Jj

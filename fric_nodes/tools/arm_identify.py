@@ -763,8 +763,11 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
 
     Returns (the chosen dynamics, :func:`_choose_law`'s tuple for it, the file's
     ``dynamics_selection``: per joint the held-out RMS of both, the largest difference in
-    identified stds and where, the choice)."""
+    identified stds and where, the choice). With the URDF's kept, the identified rigid body
+    still goes into the set's ``rigid_body`` section (the compensator's ``gravity:
+    identified``: the holding torque the recording measured)."""
     from fric_core.arm_identification.report import holdout_rms
+    from fric_core.arm_identification.rigid_body import RIGID_BODY_KEY
     from fric_core.arm_identification.urdf_check import (URDF_Z, urdf_disagreement,
                                                          with_urdf_bias)
 
@@ -813,7 +816,11 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
     progress(f"dynamics auto: {use} (URDF's friction values within {z:.3g} identified std, "
              f"held-out RMS ratio URDF/identified at most {rmax:.3g})")
     warnings += notes[use]
-    return use, results[use], choice
+    fit, fs, laws, held_out = results[use]
+    rb = results["identify"][1].extra.get(RIGID_BODY_KEY)
+    if use == "urdf" and rb is not None:  # gravity: identified still has what the data measured
+        fs = dataclasses.replace(fs, extra={**fs.extra, RIGID_BODY_KEY: rb})
+    return use, (fit, fs, laws, held_out), choice
 
 
 def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
