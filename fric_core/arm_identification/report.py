@@ -480,8 +480,10 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
                   "in the file; friction_velocity.png draws it); Cp, Cn, bp, bn are then the "
                   "straight line fitted beside it, for comparison."]
     lines += ["", "Values ± one standard deviation. " + "; ".join(
-        f"{q}: {meaning}" for q, _, meaning in quantities) + ".", "",
-        "## What the data determine", ""]
+        f"{q}: {meaning}" for q, _, meaning in quantities) + "."]
+    lines += _dynamics_lines(fs.extra.get("dynamics_selection")
+                             if isinstance(fs.extra, dict) else None, names)
+    lines += ["", "## What the data determine", ""]
     lines += [f"- {s}" for s in _determined_lines(fs, report.determined) + list(report.notes)]
     lines += ["", "## Prediction on the held-out part", ""]
     t = np.asarray(report.t_holdout, dtype=float).ravel()
@@ -506,6 +508,27 @@ def summary_markdown(report: ArmReport, title: str = "Joint friction identificat
     lines += ["", "![friction torque against velocity](friction_velocity.png)", "",
               "![held-out prediction](holdout.png)", ""]
     return "\n".join(lines)
+
+
+def _dynamics_lines(sel, names) -> List[str]:
+    """The report's paragraph on ``--dynamics auto``'s choice (the file's
+    ``dynamics_selection``); empty without one."""
+    if not isinstance(sel, dict) or sel.get("chosen") not in ("urdf", "identify"):
+        return []
+    z, where = sel.get("difference_in_std"), sel.get("largest_difference", "")
+    rms = "; ".join(f"{n} {sel[n]['urdf']:.3g} / {sel[n]['identify']:.3g}" for n in names
+                    if isinstance(sel.get(n), dict))
+    if sel["chosen"] == "urdf":
+        head = ("Rigid body: the URDF's (`--dynamics auto`). Its friction values agree with "
+                "those fitted with the rigid body identified to within "
+                f"{z} of their stds (largest: {where}; refused above 4), and it predicts the "
+                "held-out part as well. Each std includes the difference between the two "
+                "fits, the bias a URDF error could leave.")
+    else:
+        head = ("Rigid body: identified (`--dynamics auto` refused the URDF's: its friction "
+                f"values differ from the identified ones by up to {z} stds, at {where}, or it "
+                "predicts the held-out part worse; see the warnings).")
+    return ["", head + (f" Held-out RMS, URDF / identified [N·m]: {rms}." if rms else "")]
 
 
 def write_arm_report(report: ArmReport, out_dir, title: str = "") -> List[Path]:
