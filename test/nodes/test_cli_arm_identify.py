@@ -88,6 +88,9 @@ def test_bag_end_to_end(data, tmp_path):
     assert fs.model in ("asymmetric", "curve") and (fs.dynamics, fs.method) == ("urdf", "eiv")
     sel = fs.extra["dynamics_selection"]
     assert sel["chosen"] == "urdf" and sel["difference_in_std"] <= 4.0, sel
+    assert "Rigid body: the URDF's (`--dynamics auto`)" in (out / "report.md").read_text(
+        encoding="utf-8")
+    assert "rigid_body" in fs.extra  # the identified one, for gravity: identified
     # the simulated effort is the torque at its stamp (a torque sensor): --effort-lag auto (the
     # default) finds no lag, and the file says so
     assert fs.extra["effort_lag"] == 0.0
