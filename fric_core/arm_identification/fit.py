@@ -134,7 +134,7 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                      chunk: int = 4096, eiv_samples: int = 2000,
                      max_iter: int = 50, knots=None, admissible: bool = True,
                      blocks: int = 16, line: bool = False, urdf_too: bool = False,
-                     _normal=None) -> ArmFrictionFit:
+                     _normal=None, _rss_only: bool = False) -> ArmFrictionFit:
     """Fit every joint's friction (paper 003 eqs. (5)/(6); gear law of paper 004).
 
     Parameters
@@ -196,6 +196,10 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     _normal : tuple, optional
         Internal (``line``, ``urdf_too``): accumulated normal equations to solve instead of the
         data's.
+    _rss_only : bool
+        Internal (``fric identify``'s effort-lag search): return ``(Σ_j rss_j, Σ_j rows_j)``
+        of the (admissible) solution instead of the result, without its covariance and
+        conditioning (what ``residual_std² · n_used`` summed over the joints would give).
 
     Returns
     -------
@@ -437,6 +441,8 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     if not cond < COND_LIMIT:
         raise ValueError(f"q: the regressor is rank deficient (condition number {cond:.3g} > "
                          f"{COND_LIMIT:.0g}); the trajectory does not excite every parameter")
+    if _rss_only:  # the effort-lag search: the residual sum of squares and its rows only
+        return float(np.sum(np.maximum(c, 0.0))), int(m.sum())
     pnames = _parameter_names(prob)
     design = _identification_design(prob, A, free, pnames, q, v, a)
     own = conditioning(A.sum(axis=0)[np.ix_(free, free)], [pnames[i] for i in free],

@@ -773,16 +773,21 @@ def lagged_states(prep: PreparedData, lag: float, rows=None):
         segment (the states are low-passed far below the sampling rate: exact to ~(ω·dt)⁴ at
         ω).
     """
+    return _lagged(prep, lag, rows, (prep.q, prep.v, prep.a))
+
+
+def _lagged(prep: PreparedData, lag: float, rows, arrays) -> tuple:
+    """:func:`lagged_states` of the given arrays of ``prep`` (e.g. the velocity alone)."""
     rows = np.arange(len(prep)) if rows is None else np.asarray(rows, dtype=int)
     shift = float(lag) - float(prep.effort_lag)
     seg_of = np.searchsorted([s.stop for s in prep.segments], rows, side="right")
-    outs = [np.empty((rows.size, prep.q.shape[1])) for _ in range(3)]
+    outs = [np.empty((rows.size, prep.q.shape[1])) for _ in arrays]
     for k, s in enumerate(prep.segments):
         mine = seg_of == k
         if not mine.any():
             continue
         at = prep.t[rows[mine]] - shift
-        for out, x in zip(outs, (prep.q, prep.v, prep.a)):
+        for out, x in zip(outs, arrays):
             out[mine] = _shifted(prep.t[s], x[s], at)
     return tuple(outs)
 
@@ -906,7 +911,8 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
     cand = cand[cand - seg_start >= lead]
     lags = np.linspace(0.0, float(max_lag), int(grid))
     if dv is not None:
-        inside = np.array([np.abs(lagged_states(prep, lag, cand)[1]) <= dv for lag in lags])
+        inside = np.array([np.abs(_lagged(prep, lag, cand, (prep.v,))[0]) <= dv
+                           for lag in lags])
         cand = cand[np.all(np.all(inside, axis=0) | np.all(~inside, axis=0), axis=1)]
     if cand.size > max_rows:
         cand = cand[np.linspace(0, cand.size - 1, max_rows).round().astype(int)]

@@ -817,6 +817,9 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
              f"held-out RMS ratio URDF/identified at most {rmax:.3g})")
     warnings += notes[use]
     fit, fs, laws, held_out = results[use]
+    # the motion's identification design as fric excite reports it by default (rigid body
+    # included): the figure to compare with excite's, whichever rigid body was kept
+    fit.design = results["identify"][0].design
     rb = results["identify"][1].extra.get(RIGID_BODY_KEY)
     if use == "urdf" and rb is not None:  # gravity: identified still has what the data measured
         fs = dataclasses.replace(fs, extra={**fs.extra, RIGID_BODY_KEY: rb})
@@ -970,11 +973,9 @@ def _estimate_lag(prep, k, dyn, model, dynamics, dv, warnings, progress, estimat
         base = base_parameters(dyn, armature=True)
 
     def residual(qs, vs, as_, es):
-        f = fit_fn(qs, vs, as_, es, dyn, dynamics=search, method="ols", dv=dv, law=model,
-                   base=base)
         # the sum of squares of the rows outside the Δv band, from the fit's own normal equations
-        return (sum(f.residual_std[n] ** 2 * f.n_used[n] for n in f.residual_std),
-                sum(f.n_used.values()))
+        return fit_fn(qs, vs, as_, es, dyn, dynamics=search, method="ols", dv=dv, law=model,
+                      base=base, _rss_only=True)
 
     start = time.perf_counter()
     try:
