@@ -85,7 +85,8 @@ from .admissible import bounded_solution, covariance
 from .conditioning import (DESIGN_SAMPLES, DesignConditioning, conditioning,
                            design_normal_matrix, held_columns)
 from .samples import check_samples as _check
-from .normal_equations import _accumulate, _gauss_newton, _Problem, _solve, block_scores
+from .normal_equations import (MAX_BLOCKS, _accumulate, _gauss_newton, _Problem, _solve,
+                               block_scores)
 from .regressor import FRICTION_PARAMS, BaseParameters
 from .result import MIN_SPEED_SPAN  # noqa: F401  (documented constant, importable here)
 from .result import REL_STD_WARN, ArmFrictionFit, _result
@@ -374,7 +375,8 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     else:
         if _normal is None:
             blist: list = []
-            A, bv, c, m = _accumulate(prob, chunks(), theta, blist)
+            A, bv, c, m = _accumulate_split(prob, q, v, a, tau, list(starts), int(chunk), theta,
+                                            blist)
             S = moments(theta)
             normal = (A.copy(), bv.copy(), c.copy(), m.copy(), [list(b_) for b_ in blist],
                       None if S is None else S.copy()) \
@@ -499,6 +501,40 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
                                     admissible=admissible, blocks=blocks, line=line,
                                     _normal=_urdf_normal(prob, normal))
     return out
+
+
+#: Fewest rows for which :func:`_accumulate_split` accumulates half the chunks in a forked
+#: child (below, the fork and the transfer of the blocks cost more than they save).
+SPLIT_ROWS = 20000
+
+
+def _accumulate_split(prob, q, v, a, tau, starts, chunk, theta, blist):
+    """:func:`~.normal_equations._accumulate` over the chunks starting at ``starts``, the later
+    half in a forked child where that is possible (:mod:`fric_core.forked`; 60 s of 7 joints at
+    1 kHz: the rigid-body regressor, one Pinocchio call per sample, is most of the fit's time).
+    The sums are the same up to rounding (their order differs), the blocks the same."""
+    from ..forked import can_fork, fork_call
+
+    N = q.shape[0]
+
+    def run(sts, blocks):
+        feats = (prob.features(q[s:min(N, s + chunk)], v[s:min(N, s + chunk)],
+                               a[s:min(N, s + chunk)], tau[s:min(N, s + chunk)]) for s in sts)
+        return _accumulate(prob, feats, theta, blocks)
+
+    half = len(starts) // 2
+    if N < SPLIT_ROWS or half < 2 or len(starts) > 2 * MAX_BLOCKS or not can_fork():
+        return run(starts, blist)
+
+    def later():
+        blocks: list = []
+        return run(starts[half:], blocks), blocks
+
+    child = fork_call(later)
+    A, bv, c, m = run(starts[:half], blist)
+    (A2, bv2, c2, m2), blocks2 = child.result()
+    blist.extend(blocks2)
+    return A + A2, bv + bv2, c + c2, m + m2
 
 
 def _urdf_beta(prob) -> np.ndarray:

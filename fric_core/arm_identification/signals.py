@@ -921,7 +921,12 @@ def estimate_effort_lag(prep: PreparedData, residual, rows=None, max_lag: float 
     # chatter) leaves coloured residuals whose minimum wanders, and the halves then disagree
     half = cand.size // 2
     parts = [cand[:half], cand[half:]]
-    curves = [_rss_curve(prep, residual, lags, rows) for rows in parts]
+    # the halves' fits side by side where the process can fork (fric_core.forked): the same
+    # values, half the time on two cores
+    from ..forked import fork_call
+
+    second = fork_call(lambda: _rss_curve(prep, residual, lags, parts[1]))
+    curves = [_rss_curve(prep, residual, lags, parts[0]), second.result()]
     x = lags / step
     ends = [_vertex(x, rss, count) for rss, count in curves]
     vertex, std_x = _vertex(x, curves[0][0] + curves[1][0], curves[0][1] + curves[1][1])
