@@ -145,6 +145,7 @@ total = time.perf_counter() - s
 done.append(1)
 out = {"imports": imports, "total": total, "times": times, "base_rss": base,
        "peaks": peaks, "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+       "maxrss_children": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
        "warnings": res.warnings,
        "friction": {n: [getattr(j, k) for k in ("Cp", "Cn", "bp", "bn")]
                     for n, j in res.friction.joints.items()},
@@ -185,7 +186,9 @@ def report(label: str, m: dict, true: dict, timing: bool) -> None:
           + f", other {other:.2f} s")
     ok = "ok" if m["maxrss"] <= TARGET_RSS_MIB * 2 ** 20 else "MISSED"
     print(f"  peak RSS {mib(m['maxrss'])} (target ≤ {TARGET_RSS_MIB:g} MiB: {ok}); after "
-          f"imports {mib(m['base_rss'])}")
+          f"imports {mib(m['base_rss'])}; largest forked child (fric_core.forked, the report's "
+          f"figure; its pages shared with the parent until written) "
+          f"{mib(m.get('maxrss_children', 0))}")
     if m["peaks"]:
         print("  peak RSS during: " + ", ".join(f"{k} {mib(v)}" for k, v in m["peaks"].items()))
     worst = max(abs(m["friction"][n][i] - true[n][i]) / m["std"][n][i]

@@ -771,7 +771,16 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
     from fric_core.arm_identification.urdf_check import (URDF_Z, urdf_disagreement,
                                                          with_urdf_bias)
 
+    from fric_core.arm_identification.result import predict_together
+    from fric_core.forked import fork_call
+
     ident, urdf = by_dynamics["identify"], by_dynamics["urdf"]
+    rows = hold_rows if hold_rows.stop - hold_rows.start >= 10 else fit_rows
+    X = tuple(x[rows] for x in (prep.q, prep.v, prep.a))
+    # both sets' predictions of the compared rows, side by side where the process can fork
+    later = fork_call(lambda: predict_together(by_dynamics["urdf"], *X))
+    preds = {"identify": predict_together(ident, *X)}
+    preds["urdf"] = later.result()
     results, rms, notes = {}, {}, {}
     for mode in ("identify", "urdf"):
         notes[mode] = []
@@ -780,7 +789,8 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
             if "curve" in urdf and "asymmetric" in urdf:  # the line beside the curve
                 urdf["asymmetric"] = urdf["curve"].line
         fits = ident if mode == "identify" else urdf
-        results[mode] = _choose_law(fits, prep, fit_rows, hold_rows, names, notes[mode])
+        results[mode] = _choose_law(fits, prep, fit_rows, hold_rows, names, notes[mode],
+                                    preds[mode])
         if mode == "identify":  # the values that would be written: each joint's chosen law
             laws = results[mode][2]
             z, zj, zk = max(urdf_disagreement(ident[law], by_dynamics["urdf"][law],
@@ -788,9 +798,9 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
                                                or laws[n]["chosen"] == law])
                             for law in ident)
         fit, _, _, held_out = results[mode]
-        rows = hold_rows if hold_rows.stop - hold_rows.start >= 10 else fit_rows
         if held_out is None or rows is not hold_rows:
-            held_out = fit.predict(*(x[rows] for x in (prep.q, prep.v, prep.a)))
+            held_out = preds[mode][next(iter(fits))] if len(fits) == 1 else \
+                fit.predict(*X)
             held_out[np.abs(prep.v[rows]) <= fit.dv] = np.nan
         rms[mode] = holdout_rms(prep.effort[rows], held_out)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -826,9 +836,10 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
     return use, (fit, fs, laws, held_out), choice
 
 
-def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
+def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings, preds=None):
     """The fit to write: the only one, or (``--model auto``) per joint the law with the smaller
-    held-out RMS error; returns (fit whose rigid body and predictions are used, the set,
+    held-out RMS error (``preds``: law → the fits' predictions of the compared rows, when
+    already computed); returns (fit whose rigid body and predictions are used, the set,
     ``{joint: {law: rms, chosen}}`` or None, the held-out prediction per joint of the chosen law
     (NaN inside the band) or None)."""
     from fric_core.arm_identification.report import holdout_rms
@@ -845,7 +856,8 @@ def _choose_law(fits, prep, fit_rows, hold_rows, names, warnings):
         warnings.append("--model auto: nothing held out; the laws compared on the fitted rows")
     else:
         rows = hold_rows
-    preds = predict_together(fits, *(x[rows] for x in (prep.q, prep.v, prep.a)))
+    if preds is None:
+        preds = predict_together(fits, *(x[rows] for x in (prep.q, prep.v, prep.a)))
     for law, f in fits.items():
         preds[law][np.abs(prep.v[rows]) <= f.dv] = np.nan
     rms = {law: holdout_rms(prep.effort[rows], preds[law]) for law in fits}
