@@ -17,7 +17,7 @@ then, per joint and seed:
 
 Nothing here asserts (the assertions are in test/core/test_arm_real_world.py).
 Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/arm_real_world.py [--seeds 3] [--messy]
-[--quick]``.
+[--quick] [--dynamics auto|identify|urdf]``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _total_line(jf, v):
     return np.where(v > 0, jf.Cp + jf.bp * v, -jf.Cn + jf.bn * v) + jf.offset
 
 
-def run(seed: int, messy: bool, out: str, duration: float = 60.0, dynamics: str = "identify"):
+def run(seed: int, messy: bool, out: str, duration: float = 60.0, dynamics=None):
     dyn = UrdfDynamics("arm7")
     kw = {} if messy else dict(jitter=0.0, repeat_fraction=0.0, skip_fraction=0.0,
                                velocity=False)
@@ -54,7 +54,8 @@ def run(seed: int, messy: bool, out: str, duration: float = 60.0, dynamics: str 
                               **kw)
     path = write_realistic(os.path.join(out, f"rec{seed}.csv"), sim)
     t0 = time.perf_counter()
-    res = identify_arm(path, "arm7", os.path.join(out, f"ident{seed}"), dynamics=dynamics)
+    res = identify_arm(path, "arm7", os.path.join(out, f"ident{seed}"),
+                       **({"dynamics": dynamics} if dynamics else {}))
     elapsed = time.perf_counter() - t0
     v = np.concatenate([-SPEEDS[::-1], SPEEDS])
     rows, z = [], []
@@ -89,14 +90,16 @@ def main(argv=None) -> int:
                     help="the messy logger: jitter, repeats, skips, 6 digits, a lagging "
                          "velocity column")
     ap.add_argument("--quick", action="store_true", help="one 20 s recording (smoke run)")
-    ap.add_argument("--dynamics", default="identify", help="fric identify --dynamics")
+    ap.add_argument("--dynamics", default=None,
+                    help="fric identify --dynamics (default: its default, auto)")
     args = ap.parse_args(argv)
     duration = 20.0 if args.quick else 60.0
     if args.quick:
         args.seeds = 1
     out = tempfile.mkdtemp(prefix="fric_bench_real_")
     print(f"arm7 with Gaz et al.'s Panda sigmoid friction + offsets, {duration:g} s at 500 Hz"
-          f"{', messy logger' if args.messy else ''}; fric identify --model auto")
+          f"{', messy logger' if args.messy else ''}; fric identify --model auto"
+          f"{' --dynamics ' + args.dynamics if args.dynamics else ''}")
     print(f"{'seed':>4} {'joint':>9} {'law':>6} {'RMS line':>9} {'RMS curve':>9} "
           f"{'line/true @0.05':>15} {'@1.5 rad/s':>10}   (target RMS <= {TARGET_RMS})")
     zs, worst = [], 0.0
