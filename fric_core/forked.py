@@ -23,8 +23,14 @@ __all__ = ["ForkedCall", "fork_call", "can_fork"]
 
 
 def can_fork() -> bool:
-    """Whether :func:`fork_call` would fork now (``fork`` available, one thread, not
-    disabled by ``FRIC_NO_FORK``)."""
+    """Whether :func:`fork_call` would fork now.
+
+    Returns
+    -------
+    bool
+        True when ``fork`` is available, the process has one thread and ``FRIC_NO_FORK`` is
+        not ``1``.
+    """
     if os.environ.get("FRIC_NO_FORK") == "1" or not hasattr(os, "fork"):
         return False
     try:
@@ -105,6 +111,18 @@ class ForkedCall:
 
 
 def fork_call(fn: Callable[[], Any]) -> ForkedCall:
-    """Start ``fn()`` in a forked child where that is safe (module docstring); the handle's
-    :meth:`~ForkedCall.result` gives its value."""
+    """Start ``fn()`` in a forked child where that is safe (module docstring).
+
+    Parameters
+    ----------
+    fn : callable
+        Called without arguments; its value must pickle (it comes back through a pipe) and it
+        must not depend on side effects in the caller (the child's are lost).
+
+    Returns
+    -------
+    ForkedCall
+        The handle: :meth:`~ForkedCall.result` gives ``fn()``'s value, and ``forked`` says
+        whether a child computes it.
+    """
     return ForkedCall(fn)

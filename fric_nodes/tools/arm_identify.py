@@ -22,9 +22,11 @@ The pipeline (no ROS imports; the CLI in :mod:`fric_nodes.tools.cli` only parses
    commanded effort held over the step that ends at its stamp (ros2_control's commanded effort,
    fric's ``transmission_sim``) lags by half a step, a torque sensor by ≈ 0; left in, half a step
    shows up as a viscosity ≈ M·ω²·dt/2 too high (docs/arm_workflow.md);
-5. fit (:func:`fric_core.arm_identification.fit.fit_arm_friction`: paper 003's asymmetric law or
-   paper 004's gear model per joint, the rigid body identified or taken from the URDF, OLS eq. (5)
-   or EIV eq. (6));
+5. fit (:func:`fric_core.arm_identification.fit.fit_arm_friction`: paper 003's asymmetric law,
+   the monotone curve or paper 004's gear model per joint, the rigid body identified or taken
+   from the URDF — ``--dynamics auto``, the default, fits both and keeps the URDF's where its
+   friction agrees with the identified one's (:func:`_choose_dynamics`) —, OLS eq. (5) or EIV
+   eq. (6));
 6. write ``DIR/joint_friction.yaml``, ``DIR/friction_compensator.yaml`` and
    ``DIR/transmission_sim.yaml`` (``ros__parameters`` files naming the friction file by its
    absolute path), and the report (:mod:`fric_core.arm_identification.report`): the prediction of
@@ -81,7 +83,8 @@ OFFSETS = ("auto", "none", "estimate-at-rest", "symmetric")
 DEFAULT_OFFSET = "auto"
 #: ``--dynamics``: ``identify`` fits the rigid body's base parameters with the friction,
 #: ``urdf`` takes the URDF's inverse dynamics; ``auto`` fits both (the URDF's from the same
-#: normal equations) and keeps the URDF's rigid body unless the identified one predicts the
+#: normal equations) and keeps the URDF's rigid body unless its friction values differ from the
+#: identified ones by more than ``URDF_Z`` identified stds or the identified one predicts the
 #: held-out rows better by more than :data:`URDF_TOLERANCE` (:func:`_choose_dynamics`)
 DYNAMICS = ("auto", "identify", "urdf")
 DEFAULT_DYNAMICS = "auto"
@@ -767,11 +770,10 @@ def _choose_dynamics(by_dynamics, prep, fit_rows, hold_rows, names, warnings, pr
     still goes into the set's ``rigid_body`` section (the compensator's ``gravity:
     identified``: the holding torque the recording measured)."""
     from fric_core.arm_identification.report import holdout_rms
+    from fric_core.arm_identification.result import predict_together
     from fric_core.arm_identification.rigid_body import RIGID_BODY_KEY
     from fric_core.arm_identification.urdf_check import (URDF_Z, urdf_disagreement,
                                                          with_urdf_bias)
-
-    from fric_core.arm_identification.result import predict_together
     from fric_core.forked import fork_call
 
     ident, urdf = by_dynamics["identify"], by_dynamics["urdf"]
