@@ -213,7 +213,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", type=Path, default=None,
                     help="write the bags here and keep them (reused when present)")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run: a 10 s recording, no long one")
+                    help="smoke run: a 10 s recording timed once, no long one")
     args = ap.parse_args(argv)
     if args.quick:
         args.duration, args.long = 10.0, 0.0
@@ -235,7 +235,8 @@ def main(argv=None) -> int:
             dyns = (args.dynamics or "").split(",")
             if timing:  # best of three for the time, a sampled run for the steps' memory
                 ms = {d: [] for d in dyns}
-                for i in range(3):  # interleaved: the machine's drift falls on each alike
+                runs = 1 if args.quick else 3
+                for i in range(runs):  # interleaved: the machine's drift falls on each alike
                     for d in dyns:
                         ms[d].append(identify(bag, work / f"out{i}", False, args.model,
                                               args.predict_chunk, d or None))
@@ -246,7 +247,7 @@ def main(argv=None) -> int:
                     how = f"model {args.model or 'default'}, dynamics {d or 'default'}" + (
                         f", predict {args.predict_chunk} rows at a time"
                         if args.predict_chunk else "")
-                    report(f"  {duration:g} s, {how}, best of 3", best, true, timing=True)
+                    report(f"  {duration:g} s, {how}, best of {runs}", best, true, timing=True)
             else:
                 m = identify(bag, work / "out_long", True, args.model, args.predict_chunk,
                              dyns[0] or None)
