@@ -283,12 +283,20 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
 
     if iterative:
         feats = list(chunks())
-    if method == "eiv" and _normal is None:
+    fsub = gsub = None
+    sub_scale = 1.0
+
+    def eiv_features():
+        """EIV's noise moments' subsample: features and their derivatives."""
+        nonlocal fsub, gsub, sub_scale
         stride = max(1, int(np.ceil(N / eiv_samples)))
         idx = np.arange(0, N, stride)
         fsub = prob.features(q[idx], v[idx], a[idx], tau[idx])
         gsub = prob.grad_features(q[idx], v[idx])
         sub_scale = N / idx.size
+
+    if method == "eiv" and _normal is None and iterative:
+        eiv_features()
 
     theta = np.zeros(p)
     if prob.gear:
@@ -375,8 +383,9 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
     else:
         if _normal is None:
             blist: list = []
+            # EIV's subsample is worked out here while a forked child accumulates chunks
             A, bv, c, m = _accumulate_split(prob, q, v, a, tau, list(starts), int(chunk), theta,
-                                            blist)
+                                            blist, eiv_features if method == "eiv" else None)
             S = moments(theta)
             normal = (A.copy(), bv.copy(), c.copy(), m.copy(), [list(b_) for b_ in blist],
                       None if S is None else S.copy()) \
@@ -506,13 +515,19 @@ def fit_arm_friction(q, v, a, tau, model, dynamics: str = "identify", method: st
 #: Fewest rows for which :func:`_accumulate_split` accumulates half the chunks in a forked
 #: child (below, the fork and the transfer of the blocks cost more than they save).
 SPLIT_ROWS = 20000
+#: The child's share of the chunks when this process has other work during the split (EIV's
+#: subsample: 2000 samples' regressor and its n acceleration derivatives, ~a fifth of 60 s of
+#: 7 joints' chunks).
+SPLIT_SHARE = 0.6
 
 
-def _accumulate_split(prob, q, v, a, tau, starts, chunk, theta, blist):
+def _accumulate_split(prob, q, v, a, tau, starts, chunk, theta, blist, also=None):
     """:func:`~.normal_equations._accumulate` over the chunks starting at ``starts``, the later
-    half in a forked child where that is possible (:mod:`fric_core.forked`; 60 s of 7 joints at
+    part in a forked child where that is possible (:mod:`fric_core.forked`; 60 s of 7 joints at
     1 kHz: the rigid-body regressor, one Pinocchio call per sample, is most of the fit's time).
-    The sums are the same up to rounding (their order differs), the blocks the same."""
+    ``also``: called without arguments in this process (after the fork, if any: the child then
+    takes :data:`SPLIT_SHARE` of the chunks instead of half). The sums are the same up to
+    rounding (their order differs), the blocks the same."""
     from ..forked import can_fork, fork_call
 
     N = q.shape[0]
@@ -522,8 +537,11 @@ def _accumulate_split(prob, q, v, a, tau, starts, chunk, theta, blist):
                                a[s:min(N, s + chunk)], tau[s:min(N, s + chunk)]) for s in sts)
         return _accumulate(prob, feats, theta, blocks)
 
-    half = len(starts) // 2
-    if N < SPLIT_ROWS or half < 2 or len(starts) > 2 * MAX_BLOCKS or not can_fork():
+    half = int(round(len(starts) * (1.0 - (SPLIT_SHARE if also is not None else 0.5))))
+    if N < SPLIT_ROWS or min(half, len(starts) - half) < 2 or len(starts) > 2 * MAX_BLOCKS \
+            or not can_fork():
+        if also is not None:
+            also()
         return run(starts, blist)
 
     def later():
@@ -531,6 +549,8 @@ def _accumulate_split(prob, q, v, a, tau, starts, chunk, theta, blist):
         return run(starts[half:], blocks), blocks
 
     child = fork_call(later)
+    if also is not None:
+        also()
     A, bv, c, m = run(starts[:half], blist)
     (A2, bv2, c2, m2), blocks2 = child.result()
     blist.extend(blocks2)
