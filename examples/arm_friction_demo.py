@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -219,13 +220,18 @@ def main(argv=None) -> int:
         rows.append((what, [(what, ok, f"log {out / log}")]))
         return ok
 
+    # a previous run's step outputs: fric excite and the recorder write bags only to new
+    # directories (they refuse to overwrite one), so a second `make demo` starts them afresh
+    exc, rec, ident = out / "excitation", out / "recording", out / "identified"
+    for d in (exc, rec, ident):
+        if d.is_dir():
+            print(f"removing the previous run's {d}")
+            shutil.rmtree(d)
     # 1. excitation
-    exc = out / "excitation"
     if not step("excite", CLI + ["excite", "--urdf", arm, "--out", exc, "--dynamics", "urdf",
                                  *EXCITE[arm]], "excite.log"):
         return _summary(rows, out, t_all)
     # 2. the recording
-    rec = out / "recording"
     launch = pipeline.launch_command({"arm": arm, "trajectory": exc / "excitation.csv",
                                       "record": "true", "out_dir": rec,
                                       "result_file": rec / "tracking.npz"},
@@ -233,7 +239,6 @@ def main(argv=None) -> int:
     if not step("record the excitation (sim + tracker + recorder)", launch, "record.log"):
         return _summary(rows, out, t_all)
     # 3. identification
-    ident = out / "identified"
     if not step("fric identify", CLI + ["identify", rec / "run_bag", "--urdf", arm, "--out",
                                         ident, "--model", "gear", "--dynamics", "urdf",
                                         "--effort-lag", f"{held_command_lag(arm):g}"],
