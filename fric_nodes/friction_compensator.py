@@ -221,6 +221,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         self._reader = JointStateReader(joints, ("position",))
         self._cmd_reader = CommandReader(n)
         self._cmd = np.zeros(n)
+        self._abs = np.zeros(n)  # |positions| or |commands| for the plausibility checks
         self._zero = np.zeros(n)
         self._load = np.zeros(n)
         self._finite = np.zeros(n, dtype=bool)
@@ -341,7 +342,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
         except InputError as e:
             self._cmds_rej.add(e.kind, f"{self._command_topic}: {e}")
             return
-        if max(map(abs, vals.tolist())) > self._max_command:
+        if np.abs(vals, out=self._abs).max() > self._max_command:  # no list per message
             i = int(np.abs(vals).argmax())
             self._cmds_rej.add("implausible", f"{self._command_topic}: command {vals[i]:.6g} of "
                                f"joint {self._joints[i]!r} is beyond max_command "
@@ -384,7 +385,7 @@ class FrictionCompensatorNode(ManagedNode, FricNode):
             self._states_rej.add(e.kind, "joint_states: {}", e)
             return
         p = self._reader.position
-        if max(map(abs, p.tolist())) > self._max_position:
+        if np.abs(p, out=self._abs).max() > self._max_position:
             i = int(np.abs(p).argmax())
             self._states_rej.add("implausible", _IMPLAUSIBLE, "joint_states", "position",
                                  float(p[i]), self._joints[i], "max_position",
