@@ -373,11 +373,12 @@ def _add_identify(subparsers: argparse._SubParsersAction) -> None:
                           "Cp + offset and Cn - offset are identifiable from motion; the "
                           "compensator renders their total either way")
     arm.add_argument("--dynamics", choices=("auto", "identify", "urdf"), default=None,
-                     help="the rigid body: auto (default) fits it and also takes the URDF's, "
-                          "and keeps the URDF's unless the identified one predicts the "
-                          "held-out part clearly better (then the URDF's masses or centres of "
-                          "mass are off: a warning says so); identify: always fit it; urdf: "
-                          "trust the URDF's inertias")
+                     help="the rigid body: auto (default) fits the friction with the rigid "
+                          "body identified and with the URDF's, and keeps the URDF's unless "
+                          "its friction values differ from the identified ones by more than 4 "
+                          "stds or it predicts the held-out part worse (then a mass or a "
+                          "centre of mass in the URDF is off: a warning says so); identify: "
+                          "always fit it; urdf: trust the URDF's inertias")
     arm.add_argument("--effort-lag", type=_effort_lag, default=None, metavar="{auto,SECONDS}",
                      help="how long the recorded effort lags the positions: auto (default) "
                           "estimates it (a command held over the step ending at its stamp lags "
