@@ -659,6 +659,16 @@ def identify_arm(recording, urdf: str, out_dir, *, topic: str = "joint_states",
         progress=lambda msg: progress(f"{msg} [{time.perf_counter() - start:.1f} s]"))
 
 
+def unknown_joints(joints: Sequence[str], dyn) -> Optional[str]:
+    """``--joints`` naming joints the URDF's model ``dyn`` does not have: the message naming
+    them and the movable joints it has, or None (``fric excite``, ``fric fleet``)."""
+    missing = [j for j in joints if j not in dyn.joint_names]
+    if not missing:
+        return None
+    return (f"--joints: joint(s) {', '.join(missing)} not in the URDF {dyn.source} (its "
+            f"movable joints: {', '.join(dyn.joint_names)})")
+
+
 def _checked_options(recording, model: str, offset: str, effort_lag, effort_scale,
                      dynamics: str = DEFAULT_DYNAMICS):
     """The options checked before anything is read or written (in this order: ``--model``,
@@ -1150,11 +1160,9 @@ def excite_arm(urdf: str, out_dir, *, joints: Optional[Sequence[str]] = None,
         raise ArmIdentifyError(f"--urdf {urdf}: {e}") from None
     movable, left_out = ex.excitable_joints(full, margin, mimic)
     if joints:
-        missing = [j for j in joints if j not in full.joint_names]
-        if missing:
-            raise ArmIdentifyError(f"--joints: joint(s) {', '.join(missing)} not in the URDF "
-                                   f"{full.source} (its movable joints: "
-                                   f"{', '.join(full.joint_names)})")
+        problem = unknown_joints(joints, full)
+        if problem:
+            raise ArmIdentifyError(problem)
         refused = [f"{name}: {why}" + (" (leave it out of --joints)" if name in mimic else
                                        " (give a smaller --margin, or leave it out)")
                    for name, why in left_out if name in joints]

@@ -231,17 +231,15 @@ def run_fleet(recordings: Sequence[str], urdf: str, out_dir, *, topic: str = "jo
     if problem:
         raise FleetInputError(problem)
     from fric_core.transmission.urdf_dynamics import UrdfDynamics, UrdfError
+    from fric_nodes.tools.arm_identify import unknown_joints
 
     try:
         model_dyn = UrdfDynamics(urdf)
     except UrdfError as e:
         raise FleetInputError(f"--urdf {urdf}: {str(e).removeprefix('urdf: ')}") from None
-    if joints:
-        missing = [j for j in joints if j not in model_dyn.joint_names]
-        if missing:
-            raise FleetInputError(f"--joints: joint(s) {', '.join(missing)} not in the URDF "
-                                  f"{model_dyn.source} (its movable joints: "
-                                  f"{', '.join(model_dyn.joint_names)})")
+    problem = unknown_joints(joints, model_dyn) if joints else None
+    if problem:
+        raise FleetInputError(problem)
     urdf_digest = _file_digest(Path(model_dyn.source))
     out = Path(out_dir)
     found = find_recordings(recordings, skip=out)
