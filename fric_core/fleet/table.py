@@ -267,12 +267,7 @@ def write_table(out_dir, rows: List[dict], parquet: bool = True) -> List[Path]:
     list of pathlib.Path
         The files written.
     """
-    out = Path(out_dir)
-    rows = _sorted(rows)
-    paths = [_write_csv(out / "fleet.csv", COLUMNS, rows)]
-    if parquet:
-        paths.append(_write_parquet(out / "fleet.parquet", COLUMNS, rows))
-    return paths
+    return _write_formats(Path(out_dir) / "fleet", COLUMNS, _sorted(rows), parquet)
 
 
 def write_failures(out_dir, failures: List[dict], parquet: bool = True) -> List[Path]:
@@ -292,11 +287,15 @@ def write_failures(out_dir, failures: List[dict], parquet: bool = True) -> List[
     list of pathlib.Path
         The files written.
     """
-    out = Path(out_dir)
-    rows = _sorted(failures)
-    paths = [_write_csv(out / "failures.csv", FAILURE_COLUMNS, rows)]
+    return _write_formats(Path(out_dir) / "failures", FAILURE_COLUMNS, _sorted(failures),
+                          parquet)
+
+
+def _write_formats(stem: Path, columns, rows: List[dict], parquet: bool) -> List[Path]:
+    """``stem.csv`` and (``parquet``) ``stem.parquet`` of ``rows``; the paths written."""
+    paths = [_write_csv(stem.with_suffix(".csv"), columns, rows)]
     if parquet:
-        paths.append(_write_parquet(out / "failures.parquet", FAILURE_COLUMNS, rows))
+        paths.append(_write_parquet(stem.with_suffix(".parquet"), columns, rows))
     return paths
 
 
